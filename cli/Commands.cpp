@@ -1,0 +1,19 @@
+// The command table. Adding a subcommand = one cmd_<name>.cpp plus one line here.
+#include "cli/Command.hpp"
+
+namespace ccsim::cli {
+
+const std::vector<Command>& commands()
+{
+  static const std::vector<Command> table = {
+      {"list", cmd_list, "list presets: topologies, workloads, algorithms"},
+      {"simulate", cmd_simulate, "predict step time and throughput of one configuration"},
+      {"experiment", cmd_experiment, "run a sweep or paper reproduction from a JSON file"},
+      {"advise", cmd_advise, "rank every applicable algorithm for a cluster and model"},
+      {"train", cmd_train, "train a proxy model with N in-process workers (real compressors)"},
+      {"bench-kernels", cmd_bench_kernels, "measure compression kernel throughput"},
+  };
+  return table;
+}
+
+} // namespace ccsim::cli

@@ -1,0 +1,40 @@
+#pragma once
+// One `ccsim simulate` run as a library call, so `simulate`, `experiment` and `advise` share it.
+// SimGrid's Engine is one per process: run_simulation_isolated() forks, simulates in the child and
+// returns the child's JSON document (or rethrows its InputError) in the parent.
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace ccsim::cli {
+
+struct SimulateRequest {
+  std::string topology;  // preset name or path
+  std::string workload;  // preset name or path
+  std::string algorithm; // registered name
+  int gpus = 0;
+  std::optional<std::uint64_t> global_batch;
+  std::optional<std::uint64_t> micro_batch;
+  std::optional<int> tp;
+  std::optional<int> pp;
+  std::optional<double> bandwidth_gbps; // overrides the inter-node bandwidth
+  std::optional<double> latency_us;     // overrides the inter-node latency
+  std::optional<std::string> network_model; // "rdma" | "tcp": overrides the topology's choice
+  std::map<std::string, std::string> params; // --param key=value (algorithm and workload overrides)
+  std::string fidelity = "fast";             // "exact" | "fast"
+  bool links = false;                        // add the busiest-links report
+};
+
+/// Runs one simulation in this process and returns the `simulate --format json` document.
+/// Only call it in a process that has not created a SimGrid Engine yet. Bad input throws io::InputError.
+nlohmann::json run_simulation(const SimulateRequest& request);
+
+/// The same, in a forked child: safe to call many times from one process. Rethrows the child's
+/// InputError (same one-line message) and turns a crashed child into std::runtime_error.
+nlohmann::json run_simulation_isolated(const SimulateRequest& request);
+
+} // namespace ccsim::cli

@@ -1,0 +1,81 @@
+// `ccsim list [topologies|workloads|algorithms]`: the presets, each with its one-line description.
+#include "algorithms/Registry.hpp"
+#include "cli/Command.hpp"
+#include "cli/Options.hpp"
+#include "cli/Table.hpp"
+#include "sim/io/JsonInput.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+namespace ccsim::cli {
+
+namespace {
+struct Entry {
+  std::string kind, name, description;
+};
+
+std::vector<Entry> collect(const std::string& kind)
+{
+  std::vector<Entry> out;
+  if (kind == "algorithms") {
+    for (const auto& a : algorithms::list_algorithms()) {
+      std::string what = a.description;
+      if (!a.simulates)
+        what += " [train only]";
+      else if (!a.trains)
+        what += " [simulate only]";
+      out.push_back({kind, a.name, what});
+    }
+    return out;
+  }
+  for (const auto& p : io::list_presets(kind))
+    out.push_back({kind, p.name, p.description});
+  return out;
+}
+} // namespace
+
+int cmd_list(const std::vector<std::string>& args)
+{
+  po::options_description desc("ccsim list options");
+  add_common_options(desc);
+  desc.add_options()("what", po::value<std::string>()->default_value("all"),
+                     "topologies, workloads, algorithms or all");
+  po::positional_options_description pos;
+  pos.add("what", 1);
+  po::variables_map vm;
+  if (!parse_options("list", args, desc, vm, &pos, "[topologies|workloads|algorithms] [options]"))
+    return 0;
+  const Format format = output_format(vm);
+  const std::string what = vm["what"].as<std::string>();
+  const std::vector<std::string> kinds = {"topologies", "workloads", "algorithms"};
+  std::vector<std::string> chosen;
+  if (what == "all")
+    chosen = kinds;
+  else if (std::find(kinds.begin(), kinds.end(), what) != kinds.end())
+    chosen = {what};
+  else
+    throw io::InputError("ccsim list", "", "'" + what + "' is not one of: topologies, workloads, algorithms, all");
+
+  if (format == Format::JSON) {
+    nlohmann::json doc = nlohmann::json::object();
+    for (const auto& kind : chosen) {
+      doc[kind] = nlohmann::json::array();
+      for (const auto& e : collect(kind))
+        doc[kind].push_back({{"name", e.name}, {"description", e.description}});
+    }
+    std::cout << doc.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& kind : chosen) {
+    Table table({kind, "description"});
+    for (const auto& e : collect(kind))
+      table.add_row({e.name, e.description});
+    table.print(std::cout);
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+} // namespace ccsim::cli

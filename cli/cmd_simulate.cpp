@@ -1,0 +1,10 @@
+// PLACEHOLDER: `ccsim simulate` is being built; this file is replaced by its implementation.
+#include "cli/Command.hpp"
+#include "sim/io/JsonInput.hpp"
+
+namespace ccsim::cli {
+int cmd_simulate(const std::vector<std::string>& /*args*/)
+{
+  throw io::InputError("ccsim simulate", "", "not available in this build yet");
+}
+} // namespace ccsim::cli

@@ -1,0 +1,57 @@
+// ccsim: one binary, subcommands as in git. Common work happens once here: find the subcommand, catch
+// InputError (one line, exit 2) and anything unexpected (one line, exit 1), flush stdout.
+#include "cli/Command.hpp"
+#include "sim/io/JsonInput.hpp"
+
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+void print_usage(std::ostream& out)
+{
+  out << "ccsim — predict and check communication-compressed distributed training\n\n"
+         "usage: ccsim <command> [options]   (ccsim <command> --help for its options)\n\ncommands:\n";
+  for (const auto& c : ccsim::cli::commands())
+    out << "  " << c.name << std::string(16 - std::strlen(c.name), ' ') << c.summary << "\n";
+}
+} // namespace
+
+int main(int argc, char** argv)
+{
+  if (argc < 2) {
+    print_usage(std::cerr);
+    return 2;
+  }
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    print_usage(std::cout);
+    return 0;
+  }
+  if (name == "--version") {
+    std::cout << "ccsim 0.1.0\n";
+    return 0;
+  }
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  for (const auto& c : ccsim::cli::commands()) {
+    if (name != c.name)
+      continue;
+    try {
+      const int rc = c.run(args);
+      std::cout.flush();
+      return rc;
+    } catch (const ccsim::io::InputError& e) {
+      std::cout.flush();
+      std::cerr << "ccsim: " << e.what() << "\n";
+      return 2;
+    } catch (const std::exception& e) {
+      std::cout.flush();
+      std::cerr << "ccsim " << name << ": internal error: " << e.what() << "\n";
+      return 1;
+    }
+  }
+  std::cerr << "ccsim: unknown command '" << name << "' (try ccsim --help)\n";
+  return 2;
+}

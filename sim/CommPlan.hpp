@@ -1,0 +1,100 @@
+#pragma once
+// The seam between algorithms/ and the step engine: an algorithm states *what* one training step does
+// after the backward pass (collectives on which group, how many bytes, which kernels, which optimizer),
+// per phase; the step engine decides *how* it runs on the simulated cluster. No algorithm is hard-coded
+// in sim/.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace ccsim::sim {
+
+enum class Collective {
+  ALL_REDUCE,     // `bytes` = each rank's buffer (in and out)
+  REDUCE_SCATTER, // `bytes` = each rank's full input; each rank ends with bytes/n
+  ALL_GATHER,     // `bytes` = each rank's full output; each rank contributes bytes/n
+  ALL_TO_ALL,     // `bytes` = each rank's full send buffer; bytes/n goes to each rank (itself included)
+};
+
+/// Which ranks a collective runs among. Every group of the kind runs the collective at the same time
+/// (e.g. all tp·pp data-parallel groups at once), so they contend for the same NICs as on a real cluster.
+enum class GroupKind {
+  DATA_PARALLEL,   // ranks with this rank's (tp, pp) coordinate: dp ranks
+  DP_INTRA_NODE,   // the data-parallel peers that share this rank's node
+  DP_INTER_NODE,   // the data-parallel peers with this rank's position inside its node, one per node
+  TENSOR_PARALLEL, // the tp ranks of one pipeline stage of one replica
+};
+
+/// How the collective is executed. AUTO lets the engine choose (hierarchical when the group spans
+/// several nodes and has several ranks per node, ring otherwise), as NCCL does.
+enum class Algo { AUTO, RING, HIERARCHICAL, DIRECT };
+
+struct CommOp {
+  std::string label;          // e.g. "allreduce gradients"; named in breakdowns and --links reports
+  Collective collective;
+  GroupKind group;
+  std::uint64_t bytes;        // see Collective for what this counts
+  Algo algo = Algo::AUTO;
+  bool synchronisation = true; // counts toward breakdown.allreduce_ms (the step's gradient/momentum sync)
+  bool overlap_backward = false; // may run under the backward pass (bucketed), if the modelled system does
+};
+
+/// A compression kernel on every GPU; cost = bytes / (the GPU's GB/s for that kernel).
+struct KernelOp {
+  std::string kernel; // a name from bench-kernels: "onebit_compress", "quant_int4_g128", ...
+  std::uint64_t bytes; // input bytes the kernel streams
+};
+
+/// The optimizer update on every GPU; cost from the workload's calibration for this GPU
+/// (optimizer_s[name]) or else from `bytes_touched` / memory bandwidth.
+struct OptimizerOp {
+  std::string optimizer;      // "adam", "lamb", ...
+  std::uint64_t params;       // parameters this GPU updates (a shard under sharded DP)
+  double bytes_touched_per_param = 16.0; // fp32 param, grad, m, v read+write
+};
+
+using Op = std::variant<CommOp, KernelOp, OptimizerOp>;
+
+/// Pipeline-parallel communication: a GPipe schedule over `pp` stages, `micro_batches` per step,
+/// each boundary sending these bytes per micro-batch forward and backward (AQ-SGD §4, Fig. 2).
+struct PipelineComm {
+  std::uint64_t forward_bytes_per_micro_batch = 0;
+  std::uint64_t backward_bytes_per_micro_batch = 0;
+  std::vector<KernelOp> kernels_per_micro_batch; // quantize/dequantize around each send
+};
+
+/// One phase of training (e.g. 1-bit Adam's uncompressed warm-up, then its compressed stage).
+struct PhasePlan {
+  std::string name;      // "warmup", "compressed", "sync", ...
+  double fraction = 1.0; // share of the run's steps; the fractions of a plan sum to 1
+  std::vector<Op> ops;   // in order, after the last backward pass
+  std::optional<PipelineComm> pipeline;
+};
+
+struct StepPlan {
+  std::vector<PhasePlan> phases;
+};
+
+/// What the engine tells an algorithm about one step, so it can size its messages.
+struct StepShape {
+  std::uint64_t params = 0;      // model parameters (whole model)
+  std::uint64_t params_per_rank = 0; // parameters one GPU holds: params / (tp·pp)
+  int gpus = 1;
+  int dp = 1, tp = 1, pp = 1;
+  int gpus_per_node = 1;
+  int dp_per_node = 1;           // data-parallel peers on one node
+  int nodes = 1;
+  std::uint64_t global_batch = 1;
+  std::uint64_t micro_batch = 1;
+  int grad_accumulation = 1;     // micro-batches per step per data-parallel rank
+  int seq_len = 0;
+  int hidden = 0;
+  int layers = 0;
+  int tensors = 0;               // parameter tensors (layer-wise optimizers launch one kernel each)
+};
+
+} // namespace ccsim::sim

@@ -1,0 +1,55 @@
+#pragma once
+// A model to simulate (workloads/*.json): its size, its FLOPs, and the per-micro-batch compute times the
+// papers measured on each GPU type. Loaded once, validated with JSON paths in every error.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ccsim::sim {
+
+/// Measured (or paper-derived) compute cost of one micro-batch on one GPU type.
+struct ComputeProfile {
+  std::string gpu;               // matches Topology's gpu.name, e.g. "V100", "A100", "H800"
+  std::uint64_t micro_batch = 0; // samples per GPU per micro-batch
+  int seq_len = 0;
+  int tp = 1;                    // tensor-parallel degree the time was measured with (1 = none)
+  double forward_s = 0;
+  double backward_s = 0;
+  std::string source;            // paper table this came from
+};
+
+struct Workload {
+  std::string name;
+  std::string description;
+  std::string family;            // "bert", "gpt", "swin", "deberta"
+  std::uint64_t params = 0;
+  int layers = 0;
+  int hidden = 0;
+  int heads = 0;
+  int seq_len = 0;
+  int vocab = 0;
+  int tensors = 0;               // parameter tensors (LAMB-style optimizers work per tensor)
+  double flops_per_sample = 0;   // forward + backward model FLOPs for one sample at seq_len
+  std::vector<ComputeProfile> compute;
+  /// gpu -> optimizer -> seconds for one optimizer step over the full model on one GPU.
+  std::map<std::string, std::map<std::string, double>> optimizer_s;
+  // Defaults a run may override from the command line.
+  std::uint64_t global_batch = 0;
+  std::uint64_t micro_batch = 0;
+  int tp = 1;
+  int pp = 1;
+  int micro_batches = 0;         // pipeline micro-batches per step (AQ-SGD); 0 = derived from batches
+  std::string path;              // file it was loaded from
+
+  /// The profile for this GPU type, micro-batch and tensor parallelism, if the workload has one.
+  std::optional<ComputeProfile> find_compute(const std::string& gpu, std::uint64_t micro_batch, int seq_len,
+                                             int tp) const;
+};
+
+/// Loads and validates a workload file; throws io::InputError with FILE: /path: problem.
+Workload load_workload(const std::string& path);
+
+} // namespace ccsim::sim
