@@ -334,8 +334,9 @@ std::string resolve_preset(const std::string& kind, const std::string& name_or_p
   std::string known;
   for (const auto& p : list_presets(kind))
     known += (known.empty() ? "" : ", ") + p.name;
-  throw InputError(option, "", fmt::format("unknown {} preset '{}' (known: {})", kind.substr(0, kind.size() - 1),
-                                           name_or_path, known.empty() ? "none" : known));
+  const std::string singular = kind == "topologies" ? "topology" : kind.substr(0, kind.size() - 1);
+  throw InputError(option, "", fmt::format("unknown {} preset '{}' (known: {})", singular, name_or_path,
+                                           known.empty() ? "none" : known));
 }
 
 } // namespace ccsim::io
