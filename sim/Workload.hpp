@@ -16,6 +16,7 @@ struct ComputeProfile {
   std::uint64_t micro_batch = 0; // samples per GPU per micro-batch
   int seq_len = 0;
   int tp = 1;                    // tensor-parallel degree the time was measured with (1 = none)
+  int pp = 1;                    // pipeline stages: with pp > 1 the times are those of ONE stage
   double forward_s = 0;
   double backward_s = 0;
   std::string source;            // paper table this came from

@@ -1,0 +1,165 @@
+// Ring, hierarchical and all-to-all schedules. Closed forms on an alpha-beta network (nccl-tests
+// doc/PERFORMANCE.md): ring all-reduce t = 2(n-1)(a + S/(n B)); reduce-scatter / all-gather (n-1)(a + S/(n B)).
+#include "sim/Collectives.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <map>
+
+namespace ccsim::sim {
+
+namespace {
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b)
+{
+  return (a + b - 1) / b;
+}
+
+/// Appends `rounds` ring rounds (i -> i+1, `chunk` bytes) of one ring to `out` starting at `first`;
+/// in FAST mode the rounds collapse into one bulk round.
+void add_ring(std::vector<Round>& out, std::size_t first, const Group& ring, int rounds, std::uint64_t chunk,
+              Fidelity fidelity)
+{
+  const std::size_t n = ring.size();
+  if (n < 2 || rounds == 0 || chunk == 0)
+    return;
+  const std::size_t needed = first + (fidelity == Fidelity::EXACT ? rounds : 1);
+  if (out.size() < needed)
+    out.resize(needed);
+  if (fidelity == Fidelity::EXACT) {
+    for (int r = 0; r < rounds; ++r)
+      for (std::size_t i = 0; i < n; ++i)
+        out[first + r].flows.push_back({ring[i], ring[(i + 1) % n], chunk});
+  } else {
+    for (std::size_t i = 0; i < n; ++i)
+      out[first].flows.push_back({ring[i], ring[(i + 1) % n], chunk * rounds});
+    out[first].extra_latency_terms = std::max(out[first].extra_latency_terms, rounds - 1);
+  }
+}
+
+std::size_t stage_length(int rounds, Fidelity fidelity)
+{
+  return rounds == 0 ? 0 : (fidelity == Fidelity::EXACT ? static_cast<std::size_t>(rounds) : 1);
+}
+
+/// Splits a group into its members per node (in group order), keyed by node index.
+std::map<int, Group> by_node(const Group& g, int gpus_per_node)
+{
+  std::map<int, Group> out;
+  for (int r : g)
+    out[r / gpus_per_node].push_back(r);
+  return out;
+}
+
+void schedule_hierarchical_allreduce(std::vector<Round>& out, const Group& g, std::uint64_t bytes, Fidelity fidelity,
+                                     int gpus_per_node)
+{
+  // NCCL-like: intra-node reduce-scatter (g-1 rounds of S/g), inter-node ring all-reduce of each S/g shard among
+  // same-local-index ranks (2(m-1) rounds of S/(g m)), intra-node all-gather (g-1 rounds of S/g).
+  const auto nodes = by_node(g, gpus_per_node);
+  const int m      = static_cast<int>(nodes.size());
+  const int local  = static_cast<int>(nodes.begin()->second.size());
+  const std::uint64_t shard = ceil_div(bytes, local);
+  const int intra_rounds    = local - 1;
+  const int inter_rounds    = 2 * (m - 1);
+  const std::size_t s1      = 0;
+  const std::size_t s2      = s1 + stage_length(intra_rounds, fidelity);
+  const std::size_t s3      = s2 + stage_length(inter_rounds, fidelity);
+  for (const auto& [_, members] : nodes)
+    add_ring(out, s1, members, intra_rounds, ceil_div(bytes, local), fidelity);
+  for (int j = 0; j < local; ++j) {
+    Group ring;
+    for (const auto& [_, members] : nodes)
+      if (j < static_cast<int>(members.size()))
+        ring.push_back(members[j]);
+    add_ring(out, s2, ring, inter_rounds, ceil_div(shard, m), fidelity);
+  }
+  for (const auto& [_, members] : nodes)
+    add_ring(out, s3, members, intra_rounds, ceil_div(bytes, local), fidelity);
+}
+
+void schedule_all_to_all(std::vector<Round>& out, const Group& g, std::uint64_t bytes, Fidelity fidelity,
+                         int gpus_per_node)
+{
+  // Every rank sends S/n to every other rank at once (NCCL issues all sends together: one latency term).
+  const std::size_t n = g.size();
+  if (n < 2)
+    return;
+  const std::uint64_t piece = ceil_div(bytes, n);
+  if (out.empty())
+    out.resize(1);
+  auto& flows = out[0].flows;
+  if (fidelity == Fidelity::EXACT) {
+    for (int src : g)
+      for (int dst : g)
+        if (src != dst)
+          flows.push_back({src, dst, piece});
+    return;
+  }
+  // FAST: inside a node every pair is its own flow (few); between two nodes one flow carries all
+  // |A|·|B| pieces, from the first member on A to the first on B, so the NICs see the same bytes.
+  const auto nodes = by_node(g, gpus_per_node);
+  for (const auto& [a, on_a] : nodes) {
+    for (const auto& [b, on_b] : nodes) {
+      if (a == b) {
+        for (int src : on_a)
+          for (int dst : on_b)
+            if (src != dst)
+              flows.push_back({src, dst, piece});
+      } else {
+        flows.push_back({on_a.front(), on_b.front(), piece * on_a.size() * on_b.size()});
+      }
+    }
+  }
+}
+} // namespace
+
+int ring_rounds(Collective collective, int n)
+{
+  switch (collective) {
+  case Collective::ALL_REDUCE:
+    return 2 * (n - 1);
+  case Collective::REDUCE_SCATTER:
+  case Collective::ALL_GATHER:
+    return n - 1;
+  case Collective::ALL_TO_ALL:
+    return 1;
+  }
+  return 0;
+}
+
+Algo resolve_algo(Collective collective, Algo algo, const Group& group, int gpus_per_node)
+{
+  if (collective == Collective::ALL_TO_ALL)
+    return Algo::DIRECT;
+  if (algo != Algo::AUTO)
+    return algo;
+  if (collective != Collective::ALL_REDUCE)
+    return Algo::RING;
+  const auto nodes = by_node(group, gpus_per_node);
+  const bool uniform = std::all_of(nodes.begin(), nodes.end(),
+                                   [&](const auto& kv) { return kv.second.size() == nodes.begin()->second.size(); });
+  if (nodes.size() > 1 && nodes.begin()->second.size() > 1 && uniform)
+    return Algo::HIERARCHICAL;
+  return Algo::RING;
+}
+
+std::vector<Round> schedule_collective(Collective collective, Algo algo, const std::vector<Group>& groups,
+                                       std::uint64_t bytes, Fidelity fidelity, int gpus_per_node)
+{
+  std::vector<Round> out;
+  for (const auto& g : groups) {
+    const int n = static_cast<int>(g.size());
+    if (n < 2 || bytes == 0)
+      continue;
+    const Algo a = resolve_algo(collective, algo, g, gpus_per_node);
+    if (collective == Collective::ALL_TO_ALL)
+      schedule_all_to_all(out, g, bytes, fidelity, gpus_per_node);
+    else if (a == Algo::HIERARCHICAL && collective == Collective::ALL_REDUCE)
+      schedule_hierarchical_allreduce(out, g, bytes, fidelity, gpus_per_node);
+    else
+      add_ring(out, 0, g, ring_rounds(collective, n), ceil_div(bytes, n), fidelity);
+  }
+  return out;
+}
+
+} // namespace ccsim::sim

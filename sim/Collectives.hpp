@@ -1,0 +1,45 @@
+#pragma once
+// Collectives as schedules of rounds of flows, one implementation each, reused by every algorithm.
+// The caller says *what* (all-reduce S bytes on these groups); the schedule says *how* (which flows, in
+// which rounds); the network only sees flows. All groups of a call run at once, so they contend.
+//
+// Fidelity::EXACT simulates every round as real messages (2(n-1) rounds for a ring all-reduce).
+// Fidelity::FAST collapses a ring into one round of bulk flows (each carrying all of its rounds' bytes)
+// and adds the missing (rounds-1) latency terms analytically: the bandwidth term and the contention stay
+// simulated, and the message count drops from O(n^2) to O(n) (notes/simgrid.md §4, "bulk").
+
+#include "sim/CommPlan.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace ccsim::sim {
+
+enum class Fidelity { EXACT, FAST };
+
+using Group = std::vector<int>; // global ranks, in ring order
+
+struct Flow {
+  int src;
+  int dst;
+  std::uint64_t bytes;
+};
+
+struct Round {
+  std::vector<Flow> flows;
+  int extra_latency_terms = 0; // latency terms owed analytically (collapsed rounds), each = the round's max hop latency
+};
+
+/// Rounds of one collective on every group at once. `bytes` per rank as defined in CommPlan.hpp.
+/// `gpus_per_node` lets hierarchical algorithms and the fast all-to-all see node boundaries.
+std::vector<Round> schedule_collective(Collective collective, Algo algo, const std::vector<Group>& groups,
+                                       std::uint64_t bytes, Fidelity fidelity, int gpus_per_node);
+
+/// AUTO resolved: hierarchical for an all-reduce on groups spanning several nodes with several ranks per node
+/// (NCCL-like), ring otherwise.
+Algo resolve_algo(Collective collective, Algo algo, const Group& group, int gpus_per_node);
+
+/// Rounds a ring of n ranks needs: all-reduce 2(n-1), reduce-scatter and all-gather n-1.
+int ring_rounds(Collective collective, int n);
+
+} // namespace ccsim::sim

@@ -1,0 +1,113 @@
+// SimGrid platform construction, following the layout measured in notes/simgrid.md §6: per-node StarZones
+// with a gateway router, split-duplex links everywhere (a NIC is full duplex), and a root StarZone as switch.
+#include "sim/Platform.hpp"
+
+#include <xbt/config.hpp>
+
+#include <string>
+
+namespace sg4 = simgrid::s4u;
+
+namespace ccsim::sim {
+
+void configure_network_model(const Topology& topo)
+{
+  if (topo.network_model == NetworkModel::RDMA) {
+    // notes/simgrid.md §3: CM02 + no cross-traffic + no window = the alpha-beta closed forms to 6 digits.
+    sg4::Engine::set_config("network/model:CM02");
+    sg4::Engine::set_config("network/crosstraffic:0");
+    sg4::Engine::set_config("network/TCP-gamma:1e18");
+  } else {
+    // LV08 keeps its TCP realism: latency x13.01 (slow start), bandwidth x0.97, 5% reverse cross-traffic,
+    // and every flow capped at window / (2 x route latency).
+    sg4::Engine::set_config("network/model:LV08");
+    sg4::Engine::set_config("network/crosstraffic:1");
+    sg4::Engine::set_config("network/TCP-gamma:" + std::to_string(topo.tcp_window_bytes));
+  }
+}
+
+double latency_factor()
+{
+  return simgrid::config::get_value<double>("network/latency-factor");
+}
+
+namespace {
+using Direction = sg4::LinkInRoute::Direction;
+
+sg4::NetZone* build_node(const Topology& topo, sg4::NetZone* parent, int node, int gpus, Platform& p,
+                         simgrid::kernel::routing::NetPoint** gateway)
+{
+  const std::string name = "node" + std::to_string(node);
+  auto* zone             = sg4::create_star_zone(name);
+  zone->set_parent(parent);
+  *gateway = zone->create_router(name + "-gw");
+  for (int local = 0; local < topo.gpus_per_node; ++local) {
+    const int rank = node * topo.gpus_per_node + local;
+    if (rank >= gpus)
+      break;
+    auto* host = zone->create_host("gpu" + std::to_string(rank), 1e9)->seal();
+    auto* port = zone->create_split_duplex_link("port" + std::to_string(rank), topo.intra_bytes_per_s);
+    port->set_latency(topo.intra_latency_s)->seal();
+    zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, {{port, Direction::UP}}, true);
+    p.gpus.push_back(host);
+    p.gpu_ports.push_back(port);
+  }
+  zone->seal();
+  return zone;
+}
+} // namespace
+
+Platform build_platform(const Topology& topo, int gpus)
+{
+  Platform p;
+  p.gpus_per_node = topo.gpus_per_node;
+  const int nodes = (gpus + topo.gpus_per_node - 1) / topo.gpus_per_node;
+  const double uplink = topo.node_uplink_bytes_per_s();
+
+  auto* root = sg4::create_star_zone("cluster");
+  // Oversubscribed switch: all inter-node traffic also crosses a core of nodes x uplink / ratio (each way).
+  // Its latency carries the fabric latency (half each way, as a split-duplex link is crossed up and down).
+  sg4::Link* core = nullptr;
+  if (topo.fabric != FabricKind::FAT_TREE && (topo.oversubscription > 1 || topo.fabric_latency_s > 0)) {
+    core = root->create_split_duplex_link("core", nodes * uplink / topo.oversubscription);
+    core->set_latency(topo.fabric_latency_s / 2)->seal();
+    p.fabric_links.push_back(core);
+  }
+
+  auto attach = [&](sg4::NetZone* parent, int node, sg4::Link* extra) {
+    simgrid::kernel::routing::NetPoint* gw = nullptr;
+    auto* zone        = build_node(topo, parent, node, gpus, p, &gw);
+    auto* nic         = parent->create_split_duplex_link("nic" + std::to_string(node), uplink);
+    nic->set_latency(topo.nic_latency_s)->seal();
+    std::vector<sg4::LinkInRoute> up{{nic, Direction::UP}};
+    if (extra != nullptr)
+      up.emplace_back(extra, Direction::UP);
+    parent->add_route(zone->get_netpoint(), nullptr, gw, nullptr, up, true);
+    p.node_links.push_back(nic);
+  };
+
+  if (topo.fabric == FabricKind::FAT_TREE) {
+    // Two levels: leaves of nodes_per_leaf nodes; each leaf's uplink carries its nodes' traffic / ratio.
+    const int leaves = (nodes + topo.nodes_per_leaf - 1) / topo.nodes_per_leaf;
+    for (int leaf = 0; leaf < leaves; ++leaf) {
+      auto* lz = sg4::create_star_zone("leaf" + std::to_string(leaf));
+      lz->set_parent(root);
+      auto* lgw = lz->create_router("leaf" + std::to_string(leaf) + "-gw");
+      for (int node = leaf * topo.nodes_per_leaf; node < std::min(nodes, (leaf + 1) * topo.nodes_per_leaf); ++node)
+        attach(lz, node, nullptr);
+      lz->seal();
+      auto* up = root->create_split_duplex_link("leafup" + std::to_string(leaf),
+                                                topo.nodes_per_leaf * uplink / topo.oversubscription);
+      up->set_latency(topo.fabric_latency_s / 2)->seal();
+      root->add_route(lz->get_netpoint(), nullptr, lgw, nullptr, {{up, Direction::UP}}, true);
+      p.fabric_links.push_back(up);
+    }
+  } else {
+    for (int node = 0; node < nodes; ++node)
+      attach(root, node, core);
+  }
+  root->seal();
+  return p;
+}
+
+} // namespace ccsim::sim

@@ -1,0 +1,37 @@
+#pragma once
+// Builds the SimGrid platform of a Topology in C++ (SimGrid 3.32 S4U). One process, one platform:
+// SimGrid's Engine is a per-process singleton, so call this once, in a fresh (forked) process.
+//
+//   root StarZone ("cluster") = the switch            [FAT_TREE: root -> leaf StarZones -> nodes]
+//     |- nicK (split-duplex, node uplink = count x effective NIC bandwidth) [+ core link if oversubscribed]
+//     nodeK StarZone, gateway router nodeK-gw
+//        |- gpuR host --portR (split-duplex, NVLink/PCIe port)
+
+#include "sim/Topology.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <vector>
+
+namespace ccsim::sim {
+
+struct Platform {
+  std::vector<simgrid::s4u::Host*> gpus;       // by global rank
+  std::vector<simgrid::s4u::Link*> node_links; // split-duplex NIC uplink of each node
+  std::vector<simgrid::s4u::Link*> gpu_ports;  // split-duplex intra-node port of each GPU
+  std::vector<simgrid::s4u::Link*> fabric_links; // core / leaf uplinks (oversubscribed fabrics)
+  int gpus_per_node = 1;
+  int node_of(int rank) const { return rank / gpus_per_node; }
+};
+
+/// Configures the network model of `topo` (must run before any zone exists) — rdma: CM02 without cross-traffic
+/// or TCP window (exact alpha-beta); tcp: LV08 with cross-traffic and TCP-gamma = the topology's window.
+void configure_network_model(const Topology& topo);
+
+/// Builds ceil(gpus / gpus_per_node) nodes of the topology holding `gpus` GPU hosts.
+Platform build_platform(const Topology& topo, int gpus);
+
+/// The latency factor the network model multiplies route latencies by (LV08: 13.01, CM02: 1).
+double latency_factor();
+
+} // namespace ccsim::sim

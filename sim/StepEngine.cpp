@@ -1,0 +1,349 @@
+// The step engine: one controller actor replays each phase's step on the platform and measures it.
+#include "sim/StepEngine.hpp"
+
+#include "sim/Platform.hpp"
+#include "sim/RankLayout.hpp"
+
+#include <simgrid/plugins/load.h>
+#include <simgrid/s4u.hpp>
+#include <xbt/log.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fmt/format.h>
+#include <numeric>
+#include <stdexcept>
+
+XBT_LOG_NEW_DEFAULT_CATEGORY(ccsim_step, "ccsim step engine");
+
+namespace sg4 = simgrid::s4u;
+
+namespace ccsim::sim {
+
+ComputeTimes compute_times(const Topology& topo, const Workload& workload, const StepShape& shape)
+{
+  const int seq = shape.seq_len > 0 ? shape.seq_len : workload.seq_len;
+  if (const auto p = workload.find_compute(topo.gpu.name, shape.micro_batch, seq, shape.tp)) {
+    // A profile with pp stages gives one stage's time; spread the whole model over this run's stages.
+    const double stages = static_cast<double>(p->pp) / shape.pp;
+    return {p->forward_s * stages, p->backward_s * stages, "profile: " + p->source};
+  }
+  // No measurement for this GPU: model FLOPs over the sustained rate; backward costs twice the forward.
+  const double flops = workload.flops_per_sample * static_cast<double>(shape.micro_batch) *
+                       (seq > 0 && workload.seq_len > 0 ? static_cast<double>(seq) / workload.seq_len : 1.0);
+  const double seconds = flops / (topo.gpu.sustained_flops * shape.tp * shape.pp);
+  return {seconds / 3, 2 * seconds / 3,
+          fmt::format("flops: {:.3g} FLOP/sample at {:.3g} TFLOP/s sustained", workload.flops_per_sample,
+                      topo.gpu.sustained_flops / 1e12)};
+}
+
+double optimizer_seconds(const Topology& topo, const Workload& workload, const OptimizerOp& op)
+{
+  if (const auto g = workload.optimizer_s.find(topo.gpu.name); g != workload.optimizer_s.end())
+    if (const auto o = g->second.find(op.optimizer); o != g->second.end() && workload.params > 0)
+      return o->second * static_cast<double>(op.params) / static_cast<double>(workload.params);
+  return static_cast<double>(op.params) * op.bytes_touched_per_param / topo.gpu.memory_bytes_per_s;
+}
+
+namespace {
+
+struct Ctx {
+  const Topology* topo     = nullptr;
+  const Workload* workload = nullptr;
+  const StepPlan* plan     = nullptr;
+  StepShape shape;
+  Fidelity fidelity = Fidelity::FAST;
+  Platform platform;
+  RankLayout layout;
+  ComputeTimes compute;
+  double lat_factor = 1;
+  std::uint64_t events = 0;
+  double inter_bytes = 0;
+  double intra_bytes = 0;
+  std::vector<PhaseReport> reports;
+};
+
+double hop_latency(const Ctx& c, const Flow& f)
+{
+  const bool inter = c.platform.node_of(f.src) != c.platform.node_of(f.dst);
+  return c.lat_factor * (inter ? c.topo->inter_node_latency_s() : c.topo->intra_node_latency_s());
+}
+
+sg4::CommPtr start_flow(Ctx& c, int src, int dst, std::uint64_t bytes)
+{
+  const bool inter = c.platform.node_of(src) != c.platform.node_of(dst);
+  (inter ? c.inter_bytes : c.intra_bytes) += static_cast<double>(bytes);
+  ++c.events;
+  auto comm = sg4::Comm::sendto_init(c.platform.gpus[src], c.platform.gpus[dst]);
+  comm->set_payload_size(bytes);
+  if (inter && c.topo->per_flow_bytes_per_s)
+    comm->set_rate(*c.topo->per_flow_bytes_per_s);
+  comm->start();
+  return comm;
+}
+
+/// Runs one collective on every group of its kind; returns the simulated seconds it took.
+double run_collective(Ctx& c, const CommOp& op)
+{
+  const double t0  = sg4::Engine::get_clock();
+  const auto rounds = schedule_collective(op.collective, op.algo, c.layout.groups(op.group), op.bytes, c.fidelity,
+                                          c.topo->gpus_per_node);
+  for (const auto& round : rounds) {
+    std::vector<sg4::CommPtr> comms;
+    comms.reserve(round.flows.size());
+    double alpha = 0;
+    for (const auto& f : round.flows) {
+      comms.push_back(start_flow(c, f.src, f.dst, f.bytes));
+      alpha = std::max(alpha, hop_latency(c, f));
+    }
+    sg4::Comm::wait_all(comms);
+    if (round.extra_latency_terms > 0)
+      sg4::this_actor::sleep_for(round.extra_latency_terms * alpha);
+  }
+  return sg4::Engine::get_clock() - t0;
+}
+
+double run_ops(Ctx& c, const std::vector<Op>& ops, PhaseReport& r, bool overlapped)
+{
+  const double t0 = sg4::Engine::get_clock();
+  for (const auto& op : ops) {
+    if (const auto* comm = std::get_if<CommOp>(&op)) {
+      if (comm->overlap_backward != overlapped)
+        continue;
+      const double t = run_collective(c, *comm);
+      r.comm_s += t;
+      if (comm->synchronisation)
+        r.allreduce_s += t;
+      if (!overlapped)
+        r.exposed_comm_s += t;
+    } else if (overlapped) {
+      continue;
+    } else if (const auto* k = std::get_if<KernelOp>(&op)) {
+      const double t = static_cast<double>(k->bytes) / c.topo->gpu.kernel_rate(k->kernel);
+      sg4::this_actor::sleep_for(t);
+      r.compression_s += t;
+    } else if (const auto* o = std::get_if<OptimizerOp>(&op)) {
+      const double t = optimizer_seconds(*c.topo, *c.workload, *o);
+      sg4::this_actor::sleep_for(t);
+      r.optimizer_s += t;
+    }
+  }
+  return sg4::Engine::get_clock() - t0;
+}
+
+/// Data-parallel step: all micro-batches, the last backward possibly overlapped with flagged collectives.
+void run_data_parallel_compute(Ctx& c, const PhasePlan& phase, PhaseReport& r)
+{
+  const int accum = std::max(1, c.shape.grad_accumulation);
+  const double f = c.compute.forward_s, b = c.compute.backward_s;
+  r.compute_s    = accum * (f + b);
+  sg4::this_actor::sleep_for((accum - 1) * (f + b) + f);
+  const bool any_overlap = std::any_of(phase.ops.begin(), phase.ops.end(), [](const Op& op) {
+    const auto* comm = std::get_if<CommOp>(&op);
+    return comm != nullptr && comm->overlap_backward;
+  });
+  if (!any_overlap) {
+    sg4::this_actor::sleep_for(b);
+    return;
+  }
+  // The backward pass runs as a timer on the GPU while the flagged collectives go out (bucketed overlap).
+  auto backward = sg4::Exec::init()->set_flops_amount(b * 1e9)->set_host(c.platform.gpus[0]);
+  backward->start();
+  const double comm = run_ops(c, phase.ops, r, /*overlapped=*/true);
+  backward->wait();
+  r.exposed_comm_s += std::max(0.0, comm - b);
+}
+
+struct StageJob {
+  Ctx* c;
+  int chain;
+  int stage;
+  std::vector<int> ranks; // the chain's ranks, stage order
+  double kernel_s;        // quantize/dequantize per micro-batch per send (AQ-SGD's C module)
+  std::vector<double>* fw_comm;
+  std::vector<double>* bw_comm;
+};
+
+sg4::Mailbox* mailbox(int chain, int stage, char dir)
+{
+  return sg4::Mailbox::by_name(fmt::format("c{}s{}{}", chain, stage, dir));
+}
+
+/// One pipeline stage of one chain under GPipe: all forwards, then all backwards in reverse.
+/// Receives are posted up front (eager buffers), sends are asynchronous, so transfers overlap compute.
+void stage_actor(StageJob job)
+{
+  Ctx& c           = *job.c;
+  const int m      = std::max(1, c.shape.grad_accumulation);
+  const int last   = static_cast<int>(job.ranks.size()) - 1;
+  const auto& pipe = *c.plan->phases.front().pipeline; // same sizes for every phase's pipeline (checked by caller)
+  static int token = 0;
+  std::vector<sg4::CommPtr> sends;
+  std::vector<int*> got(m, nullptr);
+  for (char dir : {'f', 'b'}) {
+    const bool fwd = dir == 'f';
+    const bool receives = fwd ? job.stage > 0 : job.stage < last;
+    const bool sends_on = fwd ? job.stage < last : job.stage > 0;
+    std::vector<sg4::CommPtr> recvs;
+    if (receives)
+      for (int i = 0; i < m; ++i)
+        recvs.push_back(mailbox(job.chain, job.stage, dir)->get_async<int>(&got[i]));
+    for (int i = 0; i < m; ++i) {
+      if (receives)
+        recvs[i]->wait();
+      const double work = (fwd ? c.compute.forward_s : c.compute.backward_s) + (receives ? job.kernel_s : 0) +
+                          (sends_on ? job.kernel_s : 0);
+      sg4::this_actor::sleep_for(work);
+      if (!sends_on)
+        continue;
+      const int peer = fwd ? job.stage + 1 : job.stage - 1;
+      const std::uint64_t bytes =
+          fwd ? pipe.forward_bytes_per_micro_batch : pipe.backward_bytes_per_micro_batch;
+      const bool inter = c.platform.node_of(job.ranks[job.stage]) != c.platform.node_of(job.ranks[peer]);
+      (inter ? c.inter_bytes : c.intra_bytes) += static_cast<double>(bytes);
+      ++c.events;
+      auto comm = mailbox(job.chain, peer, dir)->put_init(&token, bytes);
+      if (inter && c.topo->per_flow_bytes_per_s)
+        comm->set_rate(*c.topo->per_flow_bytes_per_s);
+      comm->start();
+      sends.push_back(comm);
+      if (job.chain == 0 && ((fwd && job.stage == 0) || (!fwd && job.stage == 1)))
+        (fwd ? job.fw_comm : job.bw_comm)->push_back(sg4::Engine::get_clock()); // start stamp, finish below
+    }
+  }
+  sg4::Comm::wait_all(sends);
+  if (job.chain == 0 && job.stage <= 1) {
+    // Each recorded send's duration: from its start stamp to its finish time.
+    auto& stamps = job.stage == 0 ? *job.fw_comm : *job.bw_comm;
+    std::size_t k = 0;
+    for (const auto& s : sends)
+      if (k < stamps.size())
+        stamps[k] = s->get_finish_time() - stamps[k], ++k;
+  }
+}
+
+void run_pipeline(Ctx& c, const PhasePlan& phase, PhaseReport& r)
+{
+  const auto& pipe = *phase.pipeline;
+  double kernel_s  = 0;
+  for (const auto& k : pipe.kernels_per_micro_batch)
+    kernel_s += static_cast<double>(k.bytes) / c.topo->gpu.kernel_rate(k.kernel);
+  kernel_s /= 2; // the listed kernels cover one send and one receive side; each side pays half
+  std::vector<double> fw_comm, bw_comm;
+  std::vector<sg4::ActorPtr> actors;
+  int chain = 0;
+  for (int d = 0; d < c.layout.dp; ++d)
+    for (int t = 0; t < c.layout.tp; ++t, ++chain) {
+      std::vector<int> ranks;
+      for (int s = 0; s < c.layout.pp; ++s)
+        ranks.push_back(c.layout.rank(s, d, t));
+      for (int s = 0; s < c.layout.pp; ++s)
+        actors.push_back(sg4::Actor::create(fmt::format("stage{}-{}", chain, s), c.platform.gpus[ranks[s]],
+                                            stage_actor, StageJob{&c, chain, s, ranks, kernel_s, &fw_comm, &bw_comm}));
+    }
+  for (auto& a : actors)
+    a->join();
+  const int m   = std::max(1, c.shape.grad_accumulation);
+  r.compute_s   = m * (c.compute.forward_s + c.compute.backward_s);
+  r.compression_s = 2 * m * kernel_s;
+  auto mean     = [](const std::vector<double>& v) { return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / v.size(); };
+  r.pipeline_forward_comm_s  = mean(fw_comm);
+  r.pipeline_backward_comm_s = mean(bw_comm);
+  r.comm_s = m * (r.pipeline_forward_comm_s + r.pipeline_backward_comm_s);
+}
+
+void controller(Ctx* c)
+{
+  for (const auto& phase : c->plan->phases) {
+    PhaseReport r;
+    r.name            = phase.name;
+    r.fraction        = phase.fraction;
+    const double t0   = sg4::Engine::get_clock();
+    const double in0 = c->inter_bytes, intra0 = c->intra_bytes;
+    if (phase.pipeline) {
+      run_pipeline(*c, phase, r);
+      const double pipe_time = sg4::Engine::get_clock() - t0;
+      r.exposed_comm_s = std::max(0.0, pipe_time - r.compute_s - r.compression_s);
+    } else {
+      run_data_parallel_compute(*c, phase, r);
+    }
+    run_ops(*c, phase.ops, r, /*overlapped=*/false);
+    r.step_time_s              = sg4::Engine::get_clock() - t0;
+    r.inter_node_bytes_per_gpu = (c->inter_bytes - in0) / c->shape.gpus;
+    r.intra_node_bytes_per_gpu = (c->intra_bytes - intra0) / c->shape.gpus;
+    XBT_DEBUG("phase %s: %g s", phase.name.c_str(), r.step_time_s);
+    c->reports.push_back(r);
+  }
+}
+
+} // namespace
+
+StepReport simulate_step(const Topology& topo, const Workload& workload, const StepPlan& plan, const StepShape& shape,
+                         Fidelity fidelity, bool report_links)
+{
+  const auto wall0 = std::chrono::steady_clock::now();
+  if (shape.gpus > topo.max_gpus())
+    throw std::invalid_argument("more GPUs than the topology has");
+  for (const auto& phase : plan.phases)
+    if (phase.pipeline && shape.pp < 2)
+      throw std::invalid_argument("phase '" + phase.name + "' is pipelined but pp < 2");
+
+  xbt_log_control_set("root.thres:critical");
+  configure_network_model(topo);
+  if (report_links)
+    sg_link_load_plugin_init();
+  int argc    = 1;
+  char name[] = "ccsim";
+  char* argv[] = {name, nullptr};
+  sg4::Engine engine(&argc, argv);
+
+  Ctx c;
+  c.topo       = &topo;
+  c.workload   = &workload;
+  c.plan       = &plan;
+  c.shape      = shape;
+  c.fidelity   = fidelity;
+  c.platform   = build_platform(topo, shape.gpus);
+  c.layout     = RankLayout{shape.dp, shape.tp, shape.pp, topo.gpus_per_node};
+  c.compute    = compute_times(topo, workload, shape);
+  c.lat_factor = latency_factor();
+
+  std::vector<sg4::Link*> tracked;
+  if (report_links) {
+    for (auto* l : c.platform.node_links)
+      tracked.push_back(l);
+    for (auto* l : c.platform.fabric_links)
+      tracked.push_back(l);
+    std::vector<sg4::Link*> halves;
+    for (auto* l : tracked)
+      for (const char* dir : {"_UP", "_DOWN"})
+        if (auto* h = sg4::Link::by_name_or_null(l->get_name() + dir))
+          halves.push_back(h);
+    tracked = halves;
+    for (auto* l : tracked)
+      sg_link_load_track(l);
+  }
+
+  sg4::Actor::create("controller", c.platform.gpus[0], controller, &c);
+  engine.run();
+
+  StepReport report;
+  report.phases  = c.reports;
+  report.compute = c.compute;
+  report.events  = c.events;
+  if (report_links) {
+    const double now = sg4::Engine::get_clock();
+    for (auto* l : tracked) {
+      const double bytes = sg_link_get_cum_load(l);
+      report.links.push_back({l->get_name(), bytes, now > 0 ? bytes / (l->get_bandwidth() * now) : 0});
+    }
+    std::sort(report.links.begin(), report.links.end(), [](const auto& a, const auto& b) { return a.bytes > b.bytes; });
+    if (report.links.size() > 10)
+      report.links.resize(10);
+  }
+  report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return report;
+}
+
+} // namespace ccsim::sim

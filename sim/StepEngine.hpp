@@ -1,0 +1,66 @@
+#pragma once
+// Simulates one training step per phase of a StepPlan on a SimGrid cluster: forward/backward per
+// micro-batch x gradient accumulation (or a GPipe schedule over pipeline stages), then the plan's kernels,
+// collectives and optimizer step, in order. It never knows which algorithm it runs.
+// Call simulate_step() once per process (SimGrid's Engine is a per-process singleton).
+
+#include "sim/Collectives.hpp"
+#include "sim/CommPlan.hpp"
+#include "sim/Topology.hpp"
+#include "sim/Workload.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ccsim::sim {
+
+/// Compute of one micro-batch on one GPU (its tensor/pipeline share).
+struct ComputeTimes {
+  double forward_s = 0;
+  double backward_s = 0;
+  std::string source; // "profile: <source>" or "flops: ..."
+};
+
+/// The workload's profile for this GPU, micro-batch, sequence length and tp if there is one; else FLOPs over
+/// the GPU's sustained rate, split 1/3 forward, 2/3 backward. Divided over pipeline stages.
+ComputeTimes compute_times(const Topology& topo, const Workload& workload, const StepShape& shape);
+
+/// Seconds of the optimizer update of `op` on one GPU.
+double optimizer_seconds(const Topology& topo, const Workload& workload, const OptimizerOp& op);
+
+struct PhaseReport {
+  std::string name;
+  double fraction = 1;
+  double step_time_s = 0;
+  double compute_s = 0;      // forward + backward on the critical path (all micro-batches)
+  double comm_s = 0;         // time collectives (or pipeline sends) were in flight
+  double exposed_comm_s = 0; // communication not hidden under compute
+  double compression_s = 0;  // compression kernels
+  double optimizer_s = 0;
+  double allreduce_s = 0;    // the gradient/momentum synchronisation (CommOp::synchronisation)
+  double inter_node_bytes_per_gpu = 0; // bytes sent per GPU across nodes
+  double intra_node_bytes_per_gpu = 0;
+  // Pipeline phases: per micro-batch, between the first two stages (AQ-SGD Table 3's breakdown).
+  double pipeline_forward_comm_s = 0;
+  double pipeline_backward_comm_s = 0;
+};
+
+struct LinkReport {
+  std::string name;
+  double bytes = 0;
+  double utilisation = 0; // bytes / (capacity x simulated time)
+};
+
+struct StepReport {
+  std::vector<PhaseReport> phases;
+  ComputeTimes compute;
+  std::uint64_t events = 0; // messages simulated
+  double wall_s = 0;
+  std::vector<LinkReport> links; // busiest first, when asked for
+};
+
+StepReport simulate_step(const Topology& topo, const Workload& workload, const StepPlan& plan, const StepShape& shape,
+                         Fidelity fidelity, bool report_links);
+
+} // namespace ccsim::sim

@@ -1,0 +1,114 @@
+// Topology loader: parse, validate with a JSON pointer in hand, convert units once.
+#include "sim/Topology.hpp"
+
+#include "sim/io/JsonInput.hpp"
+
+#include <filesystem>
+
+namespace ccsim::sim {
+
+namespace {
+constexpr double GBPS = 1e9 / 8; // bytes/s in one Gbit/s (network convention: 1e9 bit/s)
+constexpr double US   = 1e-6;
+} // namespace
+
+double GpuSpec::kernel_rate(const std::string& kernel) const
+{
+  if (const auto it = kernel_bytes_per_s.find(kernel); it != kernel_bytes_per_s.end())
+    return it->second;
+  return memory_bytes_per_s * kernel_efficiency;
+}
+
+double Topology::inter_node_latency_s() const
+{
+  return 2 * intra_latency_s + 2 * nic_latency_s + fabric_latency_s;
+}
+
+std::string to_string(NetworkModel m)
+{
+  return m == NetworkModel::RDMA ? "rdma" : "tcp";
+}
+
+Topology load_topology(const std::string& path)
+{
+  const auto doc = io::read_json_file(path);
+  const io::JsonObject root(doc, path);
+  root.allow_only({"name", "gpu", "gpus_per_node", "max_nodes", "intra_node", "nic", "fabric", "network_model",
+                   "tcp_window_bytes"});
+  Topology t;
+  t.path        = path;
+  t.name        = root.string_or("name", std::filesystem::path(path).stem().string());
+  t.description = root.string_or("description", "");
+
+  const auto gpu = root.object("gpu");
+  gpu.allow_only({"name", "sustained_tflops", "peak_tflops", "memory_gbps", "kernel_gbps", "kernel_efficiency"});
+  t.gpu.name               = gpu.string("name");
+  t.gpu.sustained_flops    = gpu.positive("sustained_tflops") * 1e12;
+  t.gpu.peak_flops         = gpu.positive_or("peak_tflops", gpu.number("sustained_tflops")) * 1e12;
+  t.gpu.memory_bytes_per_s = gpu.positive("memory_gbps") * 1e9; // GPU memory bandwidth in GB/s (1e9 bytes/s)
+  t.gpu.kernel_efficiency  = gpu.positive_or("kernel_efficiency", 0.5);
+  if (t.gpu.kernel_efficiency > 1)
+    gpu.fail_at("kernel_efficiency", "must be <= 1 (a fraction of memory bandwidth)");
+  if (const auto kernels = gpu.object_if("kernel_gbps")) {
+    for (const auto& [name, value] : kernels->raw().items()) {
+      if (name.rfind("source", 0) == 0)
+        continue;
+      t.gpu.kernel_bytes_per_s[name] = kernels->positive(name) * 1e9; // GB/s of input, like bench-kernels
+    }
+  }
+
+  t.gpus_per_node = static_cast<int>(root.positive_integer("gpus_per_node"));
+  t.max_nodes     = static_cast<int>(root.positive_integer("max_nodes"));
+
+  const auto intra = root.object("intra_node");
+  intra.allow_only({"kind", "bandwidth_gbps", "latency_us"});
+  intra.choice_or("kind", {"nvlink", "pcie", "none"}, "nvlink");
+  t.intra_bytes_per_s = intra.positive("bandwidth_gbps") * GBPS;
+  t.intra_latency_s   = intra.non_negative("latency_us") * US;
+
+  const auto nic = root.object("nic");
+  nic.allow_only({"count", "bandwidth_gbps", "effective_gbps", "latency_us", "per_flow_gbps"});
+  t.nic_count               = static_cast<int>(nic.positive_integer_or("count", 1));
+  t.nic_nominal_bytes_per_s = nic.positive("bandwidth_gbps") * GBPS;
+  t.nic_bytes_per_s         = nic.positive_or("effective_gbps", nic.number("bandwidth_gbps")) * GBPS;
+  if (t.nic_bytes_per_s > t.nic_nominal_bytes_per_s * (1 + 1e-9))
+    nic.fail_at("effective_gbps", "must not exceed bandwidth_gbps (the nominal rate)");
+  t.nic_latency_s = nic.non_negative("latency_us") * US;
+  if (nic.has("per_flow_gbps"))
+    t.per_flow_bytes_per_s = nic.positive("per_flow_gbps") * GBPS;
+
+  const auto fabric = root.object("fabric");
+  fabric.allow_only({"kind", "oversubscription", "nodes_per_leaf", "latency_us"});
+  const std::string kind = fabric.choice("kind", {"switch", "fat-tree", "wan"});
+  t.fabric           = kind == "switch" ? FabricKind::SWITCH : kind == "fat-tree" ? FabricKind::FAT_TREE : FabricKind::WAN;
+  t.oversubscription = fabric.positive_or("oversubscription", 1.0);
+  if (t.oversubscription < 1)
+    fabric.fail_at("oversubscription", "must be >= 1 (1 = non-blocking)");
+  t.fabric_latency_s = fabric.non_negative_or("latency_us", 0) * US;
+  if (t.fabric == FabricKind::FAT_TREE)
+    t.nodes_per_leaf = static_cast<int>(fabric.positive_integer("nodes_per_leaf"));
+
+  t.network_model = root.choice("network_model", {"rdma", "tcp"}) == "rdma" ? NetworkModel::RDMA : NetworkModel::TCP;
+  t.tcp_window_bytes = root.positive_or("tcp_window_bytes", 4194304);
+  return t;
+}
+
+void override_inter_node_bandwidth(Topology& topo, double gbps)
+{
+  if (!(gbps > 0))
+    throw io::InputError("--bandwidth-gbps", "", "must be > 0");
+  // The override is the per-node rate the user would see; scale nominal alike so effective <= nominal holds.
+  topo.nic_bytes_per_s         = gbps * GBPS / topo.nic_count;
+  topo.nic_nominal_bytes_per_s = std::max(topo.nic_nominal_bytes_per_s, topo.nic_bytes_per_s);
+  if (topo.per_flow_bytes_per_s)
+    topo.per_flow_bytes_per_s = std::min(*topo.per_flow_bytes_per_s, topo.nic_bytes_per_s);
+}
+
+void override_inter_node_latency(Topology& topo, double us)
+{
+  if (us < 0)
+    throw io::InputError("--latency-us", "", "must be >= 0");
+  topo.nic_latency_s = us * US;
+}
+
+} // namespace ccsim::sim

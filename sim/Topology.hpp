@@ -1,0 +1,76 @@
+#pragma once
+// A cluster as ccsim sees it (topologies/*.json, schema in topologies/SCHEMA.md): GPU type, GPUs per node,
+// the intra-node fabric, the NICs and the fabric between nodes, and the network model. Units are SI here;
+// the loader converts *_gbps (1e9 bit/s) and *_us once.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace ccsim::sim {
+
+enum class NetworkModel {
+  RDMA, // SimGrid CM02, no cross-traffic, no TCP window: exact alpha-beta (InfiniBand, Slingshot)
+  TCP,  // SimGrid LV08 with cross-traffic and a real TCP window (Ethernet, WAN)
+};
+
+enum class FabricKind {
+  SWITCH,   // one non-blocking switch (optionally oversubscribed through a shared core link)
+  FAT_TREE, // two-level fat-tree: leaf switches of `nodes_per_leaf` nodes, uplinks oversubscribed
+  WAN,      // machines on a wide-area network: every node's uplink is a WAN link
+};
+
+struct GpuSpec {
+  std::string name;               // "V100", "A100", "H800": matches workload compute profiles
+  double sustained_flops = 0;     // FLOP/s sustained on the model's math (compute fallback without a profile)
+  double peak_flops = 0;          // FLOP/s peak (reporting)
+  double memory_bytes_per_s = 0;  // HBM bandwidth
+  std::map<std::string, double> kernel_bytes_per_s; // compression kernel throughput (input bytes/s)
+  double kernel_efficiency = 0.5; // kernels without an entry stream at this fraction of memory bandwidth
+  /// Input bytes per second of a compression kernel on this GPU.
+  double kernel_rate(const std::string& kernel) const;
+};
+
+struct Topology {
+  std::string name;
+  std::string description;
+  std::string path;
+  GpuSpec gpu;
+  int gpus_per_node = 1;
+  int max_nodes = 1;
+  // Intra-node fabric: every GPU has a full-duplex port of this bandwidth to the node's switch (NVLink or PCIe).
+  double intra_bytes_per_s = 0;
+  double intra_latency_s = 0;
+  // NICs: `nic_count` rails per node, aggregated into one full-duplex node uplink of count·effective bandwidth.
+  int nic_count = 1;
+  double nic_nominal_bytes_per_s = 0;
+  double nic_bytes_per_s = 0;        // effective per NIC (what the cluster delivers)
+  double nic_latency_s = 0;
+  std::optional<double> per_flow_bytes_per_s; // cap of any one flow (e.g. one TCP stream)
+  FabricKind fabric = FabricKind::SWITCH;
+  double oversubscription = 1.0;
+  int nodes_per_leaf = 0;                     // fat-tree
+  double fabric_latency_s = 0;                // switch / WAN latency added to inter-node paths
+  NetworkModel network_model = NetworkModel::RDMA;
+  double tcp_window_bytes = 4194304;          // LV08's TCP-gamma (only for NetworkModel::TCP)
+
+  int max_gpus() const { return gpus_per_node * max_nodes; }
+  /// Inter-node bandwidth of one node (all NICs) in bytes/s.
+  double node_uplink_bytes_per_s() const { return nic_bytes_per_s * nic_count; }
+  /// One-way latency of an inter-node message between two GPUs: intra port out + NIC + fabric + NIC + intra port in.
+  double inter_node_latency_s() const;
+  double intra_node_latency_s() const { return 2 * intra_latency_s; }
+};
+
+/// Loads and validates a topology file; errors are io::InputError "FILE: /json/path: problem".
+Topology load_topology(const std::string& path);
+
+/// --bandwidth-gbps: the inter-node bandwidth of a node becomes this (per node, all NICs together).
+void override_inter_node_bandwidth(Topology& topo, double gbps);
+/// --latency-us: the one-way NIC latency becomes this.
+void override_inter_node_latency(Topology& topo, double us);
+
+std::string to_string(NetworkModel m);
+
+} // namespace ccsim::sim
