@@ -1,10 +1,113 @@
-// PLACEHOLDER: `ccsim simulate` is being built; this file is replaced by its implementation.
+// `ccsim simulate`: predict step time, throughput and breakdown of one configuration.
 #include "cli/Command.hpp"
+#include "cli/Options.hpp"
+#include "cli/Simulation.hpp"
+#include "cli/Table.hpp"
 #include "sim/io/JsonInput.hpp"
 
+#include <fmt/format.h>
+
+#include <iostream>
+
 namespace ccsim::cli {
-int cmd_simulate(const std::vector<std::string>& /*args*/)
+
+namespace {
+template <typename T>
+std::optional<T> optional_value(const po::variables_map& vm, const char* key)
 {
-  throw io::InputError("ccsim simulate", "", "not available in this build yet");
+  if (vm.count(key) == 0)
+    return std::nullopt;
+  return vm[key].as<T>();
 }
+
+void print_table(const nlohmann::json& doc)
+{
+  const auto& cfg = doc["config"];
+  std::cout << fmt::format("{} on {} x {} ({}), {} GPUs = dp {} x tp {} x pp {}, batch {} (micro {} x {} accum.), {} network at {:.3g} Gbps/node\n",
+                           cfg["algorithm"].get<std::string>(), cfg["workload"].get<std::string>(),
+                           cfg["topology"].get<std::string>(), doc["sim"]["fidelity"].get<std::string>(),
+                           cfg["gpus"].get<int>(), cfg["dp"].get<int>(), cfg["tp"].get<int>(), cfg["pp"].get<int>(),
+                           cfg["global_batch"].get<std::uint64_t>(), cfg["micro_batch"].get<std::uint64_t>(),
+                           cfg["grad_accumulation"].get<int>(), cfg["network_model"].get<std::string>(),
+                           cfg["inter_node_gbps"].get<double>());
+  Table t({"phase", "fraction", "step (s)", "samples/s", "compute (s)", "comm (s)", "exposed comm (s)",
+           "compression (s)", "optimizer (s)", "allreduce (ms)", "inter-node (MB/GPU)"});
+  auto row = [&](const std::string& name, double fraction, const nlohmann::json& p, const nlohmann::json& b,
+                 const nlohmann::json& bytes) {
+    t.add_row({name, format_number(fraction, 3), format_number(p["step_time_s"].get<double>()),
+               format_number(p["samples_per_s"].get<double>()), format_number(b["compute_s"].get<double>()),
+               format_number(b["comm_s"].get<double>()), format_number(b["exposed_comm_s"].get<double>()),
+               format_number(b["compression_s"].get<double>()), format_number(b["optimizer_s"].get<double>()),
+               format_number(b["allreduce_ms"].get<double>()),
+               format_number(bytes["inter_node"].get<double>() / 1e6)});
+  };
+  for (const auto& p : doc["phases"])
+    row(p["name"].get<std::string>(), p["fraction"].get<double>(), p, p["breakdown"], p["bytes_per_gpu"]);
+  if (doc["phases"].size() > 1)
+    row("whole run", 1.0, doc, doc["breakdown"], doc["bytes_per_gpu"]);
+  t.print(std::cout);
+  std::cout << fmt::format("throughput {:.4g} samples/s, {:.3g} TFLOP/s per GPU; simulated {} messages in {:.3f} s wall\n",
+                           doc["samples_per_s"].get<double>(), doc["tflops_per_gpu"].get<double>(),
+                           doc["sim"]["events"].get<std::uint64_t>(), doc["sim"]["wall_s"].get<double>());
+  if (doc.contains("links")) {
+    Table l({"busiest link", "bytes (MB)", "utilisation (%)"});
+    for (const auto& link : doc["links"])
+      l.add_row({link["link"].get<std::string>(), format_number(link["bytes"].get<double>() / 1e6),
+                 format_number(100 * link["utilisation"].get<double>(), 3)});
+    std::cout << "\n";
+    l.print(std::cout);
+  }
+}
+} // namespace
+
+int cmd_simulate(const std::vector<std::string>& args)
+{
+  po::options_description desc("ccsim simulate options");
+  add_common_options(desc);
+  desc.add_options()
+    ("topology", po::value<std::string>()->required(), "topology preset or JSON file")
+    ("workload", po::value<std::string>()->required(), "workload preset or JSON file")
+    ("algorithm", po::value<std::string>()->required(), "algorithm (ccsim list algorithms)")
+    ("gpus", po::value<int>()->required(), "number of GPUs")
+    ("global-batch", po::value<std::uint64_t>(), "samples per step (default: the workload's)")
+    ("micro-batch", po::value<std::uint64_t>(), "samples per GPU per micro-batch (default: the workload's)")
+    ("tp", po::value<int>(), "tensor-parallel degree (default: the workload's)")
+    ("pp", po::value<int>(), "pipeline stages (default: the workload's)")
+    ("bandwidth-gbps", po::value<double>(), "override the inter-node bandwidth per node (Gbit/s)")
+    ("latency-us", po::value<double>(), "override the one-way NIC latency (microseconds)")
+    ("network-model", po::value<std::string>(), "rdma (alpha-beta) or tcp (LV08, TCP window); default: the topology's")
+    ("param", po::value<std::vector<std::string>>()->composing(), "algorithm or workload parameter key=value (repeatable)")
+    ("fidelity", po::value<std::string>()->default_value("fast"), "exact (every ring round) or fast (bulk flows)")
+    ("links", po::bool_switch(), "report the busiest links");
+  po::variables_map vm;
+  if (!parse_options("simulate", args, desc, vm))
+    return 0;
+  const Format format = output_format(vm);
+  SimulateRequest req;
+  req.topology       = vm["topology"].as<std::string>();
+  req.workload       = vm["workload"].as<std::string>();
+  req.algorithm      = vm["algorithm"].as<std::string>();
+  req.gpus           = vm["gpus"].as<int>();
+  req.global_batch   = optional_value<std::uint64_t>(vm, "global-batch");
+  req.micro_batch    = optional_value<std::uint64_t>(vm, "micro-batch");
+  req.tp             = optional_value<int>(vm, "tp");
+  req.pp             = optional_value<int>(vm, "pp");
+  req.bandwidth_gbps = optional_value<double>(vm, "bandwidth-gbps");
+  req.latency_us     = optional_value<double>(vm, "latency-us");
+  req.network_model  = optional_value<std::string>(vm, "network-model");
+  if (vm.count("param") != 0)
+    req.params = parse_key_values(vm["param"].as<std::vector<std::string>>(), "--param");
+  req.fidelity = vm["fidelity"].as<std::string>();
+  req.links    = vm["links"].as<bool>();
+  if (req.fidelity != "exact" && req.fidelity != "fast")
+    throw io::InputError("--fidelity", "", "'" + req.fidelity + "' is not one of: exact, fast");
+
+  const auto doc = run_simulation_isolated(req);
+  if (format == Format::JSON)
+    std::cout << doc.dump(2) << "\n";
+  else
+    print_table(doc);
+  return 0;
+}
+
 } // namespace ccsim::cli

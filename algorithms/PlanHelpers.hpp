@@ -1,0 +1,51 @@
+#pragma once
+// Small builders shared by the communication plans, so every plan reads the same way.
+
+#include "algorithms/PlanAlgorithm.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace ccsim::algorithms {
+
+inline sim::CommOp collective(std::string label, sim::Collective c, sim::GroupKind g, std::uint64_t bytes,
+                              bool synchronisation = true)
+{
+  sim::CommOp op{std::move(label), c, g, bytes};
+  op.synchronisation = synchronisation;
+  return op;
+}
+
+inline sim::KernelOp kernel(std::string name, std::uint64_t bytes)
+{
+  return sim::KernelOp{std::move(name), bytes};
+}
+
+inline sim::OptimizerOp optimizer(std::string name, std::uint64_t params)
+{
+  return sim::OptimizerOp{std::move(name), params};
+}
+
+/// A --param value that must lie in [lo, hi]; plan() reports violations as std::invalid_argument.
+inline double checked(const ParamValues& p, const std::string& key, double lo, double hi)
+{
+  const double v = p.at(key);
+  if (v < lo || v > hi)
+    throw std::invalid_argument(key + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v;
+}
+
+/// Megatron tensor parallelism: 2 all-reduces of the layer's activations forward and 2 backward per layer
+/// (Shoeybi et al. 2019, §3), bf16, for every micro-batch of the step. Empty when tp = 1.
+inline void add_tensor_parallel_traffic(sim::PhasePlan& phase, const sim::StepShape& s)
+{
+  if (s.tp < 2)
+    return;
+  const std::uint64_t per_micro_batch =
+      4ull * s.layers / static_cast<std::uint64_t>(s.pp) * s.micro_batch * s.seq_len * s.hidden * 2;
+  phase.ops.insert(phase.ops.begin(), collective("tensor-parallel activations", sim::Collective::ALL_REDUCE,
+                                                 sim::GroupKind::TENSOR_PARALLEL,
+                                                 per_micro_batch * s.grad_accumulation, /*synchronisation=*/false));
+}
+
+} // namespace ccsim::algorithms

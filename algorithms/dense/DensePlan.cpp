@@ -1,0 +1,29 @@
+// Dense data-parallel plan.
+#include "algorithms/dense/DensePlan.hpp"
+
+#include "algorithms/PlanHelpers.hpp"
+
+namespace ccsim::algorithms {
+
+DensePlan::DensePlan(std::string name, std::string optimizer, std::string description)
+    : name_(std::move(name)), optimizer_(std::move(optimizer)), description_(std::move(description))
+{
+}
+
+std::vector<ParamSpec> DensePlan::param_specs() const
+{
+  // DeepSpeed's fp16 training all-reduces fp16 gradients (1-bit Adam §6: the baseline "uses fp16"); 4 = fp32.
+  return {{"grad_bytes", 2, "bytes per gradient element on the wire (2 = fp16, 4 = fp32)"}};
+}
+
+sim::StepPlan DensePlan::plan(const sim::StepShape& s, const ParamValues& p) const
+{
+  const auto bytes = static_cast<std::uint64_t>(checked(p, "grad_bytes", 1, 8) * s.params_per_rank);
+  sim::PhasePlan phase{"dense", 1.0, {}, std::nullopt};
+  phase.ops.push_back(collective("allreduce gradients", sim::Collective::ALL_REDUCE, sim::GroupKind::DATA_PARALLEL, bytes));
+  phase.ops.push_back(optimizer(optimizer_, s.params_per_rank));
+  add_tensor_parallel_traffic(phase, s);
+  return {{phase}};
+}
+
+} // namespace ccsim::algorithms

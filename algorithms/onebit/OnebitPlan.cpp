@@ -1,0 +1,62 @@
+// Compressed-allreduce plan. Byte counts come from numerics::OnebitLayout, the same type the in-memory
+// CompressedAllreduce uses, so what is simulated is what the kernels pack.
+#include "algorithms/onebit/OnebitPlan.hpp"
+
+#include "algorithms/PlanHelpers.hpp"
+#include "numerics/OnebitLayout.hpp"
+
+namespace ccsim::algorithms {
+
+OnebitPlan::OnebitPlan(std::string name, std::string optimizer, double warmup_default, std::string description)
+    : name_(std::move(name)), optimizer_(std::move(optimizer)), warmup_default_(warmup_default),
+      description_(std::move(description))
+{
+}
+
+std::vector<ParamSpec> OnebitPlan::param_specs() const
+{
+  std::vector<ParamSpec> specs = {{"grad_bytes", 2, "bytes per element of the uncompressed warm-up allreduce"}};
+  if (warmup_default_ >= 0)
+    specs.push_back({"warmup_fraction", warmup_default_, "share of steps in the uncompressed warm-up"});
+  return specs;
+}
+
+sim::StepPlan OnebitPlan::plan(const sim::StepShape& s, const ParamValues& p) const
+{
+  const double warmup = warmup_default_ >= 0 ? checked(p, "warmup_fraction", 0, 1) : 0.0;
+  const numerics::OnebitLayout layout(s.params_per_rank, static_cast<std::size_t>(s.dp));
+  const std::uint64_t fp32_bytes = 4ull * layout.padded_numel();
+
+  sim::StepPlan plan;
+  if (warmup > 0) {
+    sim::PhasePlan w{"warmup", warmup, {}, std::nullopt};
+    w.ops.push_back(collective("allreduce gradients", sim::Collective::ALL_REDUCE, sim::GroupKind::DATA_PARALLEL,
+                               static_cast<std::uint64_t>(checked(p, "grad_bytes", 1, 8) * s.params_per_rank)));
+    w.ops.push_back(optimizer(optimizer_, s.params_per_rank));
+    add_tensor_parallel_traffic(w, s);
+    plan.phases.push_back(w);
+  }
+  if (warmup < 1) {
+    sim::PhasePlan c{"compressed", 1 - warmup, {}, std::nullopt};
+    // Worker side: error feedback + scale + sign packing over the padded fp32 momentum.
+    c.ops.push_back(kernel("onebit_compress", fp32_bytes));
+    c.ops.push_back(collective("alltoall momentum signs", sim::Collective::ALL_TO_ALL, sim::GroupKind::DATA_PARALLEL,
+                               layout.alltoall_bytes()));
+    c.ops.push_back(collective("allgather worker scales", sim::Collective::ALL_GATHER, sim::GroupKind::DATA_PARALLEL,
+                               layout.scales_bytes()));
+    // Server side: unpack the W received chunks (N values in all), average, error feedback, re-pack its chunk.
+    c.ops.push_back(kernel("onebit_decompress", fp32_bytes));
+    c.ops.push_back(kernel("onebit_compress", fp32_bytes / static_cast<std::uint64_t>(s.dp)));
+    c.ops.push_back(collective("allgather server signs", sim::Collective::ALL_GATHER, sim::GroupKind::DATA_PARALLEL,
+                               layout.allgather_bytes()));
+    c.ops.push_back(collective("allgather server scales", sim::Collective::ALL_GATHER, sim::GroupKind::DATA_PARALLEL,
+                               layout.scales_bytes()));
+    c.ops.push_back(kernel("onebit_decompress", fp32_bytes));
+    c.ops.push_back(optimizer(optimizer_, s.params_per_rank));
+    add_tensor_parallel_traffic(c, s);
+    plan.phases.push_back(c);
+  }
+  return plan;
+}
+
+} // namespace ccsim::algorithms

@@ -1,0 +1,109 @@
+// Sharded-DP plans; message sizes from numerics::group_quantized_bytes (codes + one fp32 scale per group).
+#include "algorithms/sharded/ShardedPlan.hpp"
+
+#include "algorithms/PlanHelpers.hpp"
+#include "numerics/QuantizedSizes.hpp"
+
+namespace ccsim::algorithms {
+
+using sim::Collective;
+using sim::GroupKind;
+
+ShardedPlan::ShardedPlan(std::string name, WeightComm weights, GradComm grads, std::string description)
+    : name_(std::move(name)), weights_(weights), grads_(grads), description_(std::move(description))
+{
+}
+
+std::vector<ParamSpec> ShardedPlan::param_specs() const
+{
+  // Group sizes from the SDP4Bit paper scripts (notes §7): weights 2048, gradients 128.
+  return {{"weight_group", 2048, "values per scale for weight quantization"},
+          {"grad_group", 128, "values per scale for gradient quantization"}};
+}
+
+sim::StepPlan ShardedPlan::plan(const sim::StepShape& s, const ParamValues& p) const
+{
+  const auto wg          = static_cast<std::size_t>(checked(p, "weight_group", 8, 1e9));
+  const auto gg          = static_cast<std::size_t>(checked(p, "grad_group", 8, 1e9));
+  const std::size_t n    = s.params_per_rank; // this rank's model slice (tp·pp split); sharded over dp below
+  const std::uint64_t fp32 = 4ull * n;
+  const auto dp          = static_cast<std::uint64_t>(s.dp);
+  const auto g           = static_cast<std::uint64_t>(std::max(1, s.dp_per_node)); // DP peers inside a node
+  sim::PhasePlan phase{"sharded", 1.0, {}, std::nullopt};
+  auto& ops = phase.ops;
+
+  // --- gradients: reduce to this rank's shard
+  switch (grads_) {
+  case GradComm::FP32_REDUCE_SCATTER:
+    // Megatron's distributed optimizer reduce-scatters fp32 gradients (grad_buffer.py is fp32; notes §7.3).
+    ops.push_back(collective("reduce-scatter gradients (fp32)", Collective::REDUCE_SCATTER, GroupKind::DATA_PARALLEL, fp32));
+    break;
+  case GradComm::TLQ:
+  case GradComm::TLQ_HS: {
+    // Stage 1: 8-bit all-to-all among the g DP peers of a node; each rank dequantizes and sums its 1/g.
+    // Stage 2: that 1/g, re-quantized to 4 bits, all-to-all among same-position peers on the other nodes.
+    // With one DP rank per node (TP = GPUs per node) stage 1 has no peers and the whole buffer goes to stage 2.
+    const bool hs = grads_ == GradComm::TLQ_HS;
+    ops.push_back(kernel(hs ? "hadamard32_quant_int8" : "quant_int8_g128", fp32));
+    ops.push_back(collective("intra-node all-to-all gradients (8-bit)", Collective::ALL_TO_ALL, GroupKind::DP_INTRA_NODE,
+                             numerics::group_quantized_bytes(n, 8, gg)));
+    ops.push_back(kernel("dequant_reduce_quant_int4", fp32));
+    ops.push_back(collective("inter-node all-to-all gradients (4-bit)", Collective::ALL_TO_ALL, GroupKind::DP_INTER_NODE,
+                             numerics::group_quantized_bytes(n / g, 4, gg)));
+    ops.push_back(kernel(hs ? "dequant_reduce_hadamard32" : "dequant_reduce", fp32 / g));
+    break;
+  }
+  case GradComm::ULQ_INT4:
+    // One level: 4-bit all-to-all over the whole DP group, then dequantize and sum (SDP4Bit §4.2 "ULq").
+    ops.push_back(kernel("quant_int4_g128", fp32));
+    ops.push_back(collective("all-to-all gradients (4-bit)", Collective::ALL_TO_ALL, GroupKind::DATA_PARALLEL,
+                             numerics::group_quantized_bytes(n, 4, gg)));
+    ops.push_back(kernel("dequant_reduce", fp32));
+    break;
+  case GradComm::QGZ_INT4:
+    // ZeRO++ qgZ: 4-bit both stages, re-quantized between them (notes §5.3).
+    ops.push_back(kernel("quant_int4_g128", fp32));
+    ops.push_back(collective("intra-node all-to-all gradients (4-bit)", Collective::ALL_TO_ALL, GroupKind::DP_INTRA_NODE,
+                             numerics::group_quantized_bytes(n, 4, gg)));
+    ops.push_back(kernel("dequant_reduce_quant_int4", fp32));
+    ops.push_back(collective("inter-node all-to-all gradients (4-bit)", Collective::ALL_TO_ALL, GroupKind::DP_INTER_NODE,
+                             numerics::group_quantized_bytes(n / g, 4, gg)));
+    ops.push_back(kernel("dequant_reduce", fp32 / g));
+    break;
+  }
+
+  // --- the sharded AdamW update of this rank's 1/dp
+  ops.push_back(optimizer("adam", n / dp));
+
+  // --- weights: every rank gathers the updated model slice
+  switch (weights_) {
+  case WeightComm::BF16:
+    ops.push_back(collective("all-gather weights (bf16)", Collective::ALL_GATHER, GroupKind::DATA_PARALLEL, 2ull * n,
+                             /*synchronisation=*/false));
+    break;
+  case WeightComm::QWD_INT4:
+    // qWD: the difference to the previous bf16 model, 4-bit (SDP4Bit §4.1; sub_quantize.cu / dequantize_add.cu).
+    ops.push_back(kernel("quant_int4_g128", 2ull * n / dp));
+    ops.push_back(collective("all-gather weight differences (4-bit)", Collective::ALL_GATHER, GroupKind::DATA_PARALLEL,
+                             numerics::group_quantized_bytes(n, 4, wg), /*synchronisation=*/false));
+    ops.push_back(kernel("dequant_add", 2ull * n));
+    break;
+  case WeightComm::QW_INT4:
+    ops.push_back(kernel("quant_int4_g128", 2ull * n / dp));
+    ops.push_back(collective("all-gather weights (4-bit)", Collective::ALL_GATHER, GroupKind::DATA_PARALLEL,
+                             numerics::group_quantized_bytes(n, 4, wg), /*synchronisation=*/false));
+    ops.push_back(kernel("dequant_int4", 2ull * n));
+    break;
+  case WeightComm::QWZ_INT8:
+    // ZeRO++ qwZ: int8 blocks of about 8000 values (partition_parameters.py, notes §5.2).
+    ops.push_back(kernel("quant_int8_g128", 2ull * n / dp));
+    ops.push_back(collective("all-gather weights (8-bit)", Collective::ALL_GATHER, GroupKind::DATA_PARALLEL,
+                             numerics::group_quantized_bytes(n, 8, 8000), /*synchronisation=*/false));
+    ops.push_back(kernel("dequant_int8", 2ull * n));
+    break;
+  }
+  add_tensor_parallel_traffic(phase, s);
+  return {{phase}};
+}
+
+} // namespace ccsim::algorithms

@@ -1,0 +1,294 @@
+// `simulate` as a library call: resolve presets, apply overrides, check the configuration is possible,
+// ask the algorithm for its plan, run the step engine, and shape the result as DESIGN.md's JSON.
+#include "cli/Simulation.hpp"
+
+#include "algorithms/PlanAlgorithm.hpp"
+#include "sim/StepEngine.hpp"
+#include "sim/io/JsonInput.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <stdexcept>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace ccsim::cli {
+
+namespace {
+// --param keys that change the workload rather than the algorithm.
+const std::vector<std::string> WORKLOAD_PARAMS = {"seq_len", "micro_batches"};
+
+double parse_number(const std::string& key, const std::string& text)
+{
+  try {
+    std::size_t used = 0;
+    const double v   = std::stod(text, &used);
+    if (used == text.size())
+      return v;
+  } catch (const std::exception&) {
+  }
+  throw io::InputError("--param", "", fmt::format("{}={}: value must be a number", key, text));
+}
+
+std::string known_algorithms()
+{
+  std::string s;
+  for (const auto* a : algorithms::plan_algorithms())
+    s += (s.empty() ? "" : ", ") + a->name();
+  return s.empty() ? "none" : s;
+}
+
+nlohmann::json phase_json(const sim::PhaseReport& r, double samples)
+{
+  return {{"name", r.name},
+          {"fraction", r.fraction},
+          {"step_time_s", r.step_time_s},
+          {"samples_per_s", r.step_time_s > 0 ? samples / r.step_time_s : 0},
+          {"breakdown",
+           {{"compute_s", r.compute_s},
+            {"comm_s", r.comm_s},
+            {"exposed_comm_s", r.exposed_comm_s},
+            {"compression_s", r.compression_s},
+            {"optimizer_s", r.optimizer_s},
+            {"allreduce_ms", r.allreduce_s * 1e3},
+            {"pipeline_forward_comm_ms", r.pipeline_forward_comm_s * 1e3},
+            {"pipeline_backward_comm_ms", r.pipeline_backward_comm_s * 1e3}}},
+          {"bytes_per_gpu", {{"inter_node", r.inter_node_bytes_per_gpu}, {"intra_node", r.intra_node_bytes_per_gpu}}}};
+}
+} // namespace
+
+nlohmann::json run_simulation(const SimulateRequest& req)
+{
+  // --- inputs
+  sim::Topology topo = sim::load_topology(io::resolve_preset("topologies", req.topology, "--topology"));
+  sim::Workload work = sim::load_workload(io::resolve_preset("workloads", req.workload, "--workload"));
+  const auto* algo   = algorithms::find_plan_algorithm(req.algorithm);
+  if (algo == nullptr)
+    throw io::InputError("--algorithm", "",
+                         fmt::format("unknown algorithm '{}' (known: {})", req.algorithm, known_algorithms()));
+  if (req.bandwidth_gbps)
+    sim::override_inter_node_bandwidth(topo, *req.bandwidth_gbps);
+  if (req.latency_us)
+    sim::override_inter_node_latency(topo, *req.latency_us);
+  if (req.network_model) {
+    if (*req.network_model != "rdma" && *req.network_model != "tcp")
+      throw io::InputError("--network-model", "", "'" + *req.network_model + "' is not one of: rdma, tcp");
+    topo.network_model = *req.network_model == "rdma" ? sim::NetworkModel::RDMA : sim::NetworkModel::TCP;
+  }
+  sim::Fidelity fidelity = sim::Fidelity::FAST;
+  if (req.fidelity == "exact")
+    fidelity = sim::Fidelity::EXACT;
+  else if (req.fidelity != "fast")
+    throw io::InputError("--fidelity", "", "'" + req.fidelity + "' is not one of: exact, fast");
+
+  // --- parameters: workload overrides, then the algorithm's own (unknown keys rejected)
+  algorithms::ParamValues params;
+  for (const auto& spec : algo->param_specs())
+    params[spec.key] = spec.default_value;
+  std::optional<int> seq_len, micro_batches;
+  for (const auto& [key, text] : req.params) {
+    const double v = parse_number(key, text);
+    if (key == "seq_len" || key == "micro_batches") {
+      if (v < 1 || v != static_cast<int>(v))
+        throw io::InputError("--param", "", fmt::format("{}={}: must be a whole number >= 1", key, text));
+      (key == "seq_len" ? seq_len : micro_batches) = static_cast<int>(v);
+      continue;
+    }
+    if (params.count(key) == 0) {
+      std::string accepted;
+      for (const auto& spec : algo->param_specs())
+        accepted += (accepted.empty() ? "" : ", ") + spec.key;
+      for (const auto& k : WORKLOAD_PARAMS)
+        accepted += (accepted.empty() ? "" : ", ") + k;
+      throw io::InputError("--param", "", fmt::format("'{}' is not a parameter of {} (accepted: {})", key,
+                                                      req.algorithm, accepted));
+    }
+    params[key] = v;
+  }
+
+  // --- the run's shape, checked for possibility
+  if (req.gpus < 1)
+    throw io::InputError("--gpus", "", "must be >= 1");
+  if (req.gpus > topo.max_gpus())
+    throw io::InputError("--gpus", "", fmt::format("{} GPUs requested but topology {} has {} ({} nodes x {})", req.gpus,
+                                                   topo.name, topo.max_gpus(), topo.max_nodes, topo.gpus_per_node));
+  sim::StepShape s;
+  s.gpus = req.gpus;
+  s.tp   = req.tp.value_or(work.tp);
+  s.pp   = req.pp.value_or(work.pp);
+  if (algo->parallelism() != algorithms::Parallelism::PIPELINE && !req.pp)
+    s.pp = std::min(s.pp, req.gpus);
+  if (s.tp < 1 || s.pp < 1)
+    throw io::InputError(s.tp < 1 ? "--tp" : "--pp", "", "must be >= 1");
+  if (req.gpus % (s.tp * s.pp) != 0)
+    throw io::InputError("--gpus", "", fmt::format("{} GPUs are not divisible by tp x pp = {} x {}", req.gpus, s.tp, s.pp));
+  if (algo->parallelism() == algorithms::Parallelism::PIPELINE && s.pp < 2)
+    throw io::InputError("--pp", "", fmt::format("{} is a pipeline algorithm: it needs --pp >= 2", req.algorithm));
+  s.dp            = req.gpus / (s.tp * s.pp);
+  s.gpus_per_node = topo.gpus_per_node;
+  s.nodes         = (req.gpus + topo.gpus_per_node - 1) / topo.gpus_per_node;
+  s.params        = work.params;
+  s.params_per_rank = work.params / static_cast<std::uint64_t>(s.tp * s.pp);
+  s.seq_len       = seq_len.value_or(work.seq_len);
+  s.hidden        = work.hidden;
+  s.layers        = work.layers;
+  s.tensors       = work.tensors;
+  s.global_batch  = req.global_batch.value_or(work.global_batch);
+  if (s.global_batch == 0)
+    throw io::InputError("--global-batch", "", fmt::format("workload {} has no default batch: give --global-batch", work.name));
+  const std::uint64_t dp = static_cast<std::uint64_t>(s.dp);
+  if (micro_batches) {
+    if (s.global_batch % (dp * *micro_batches) != 0)
+      throw io::InputError("--param", "", fmt::format("micro_batches={}: global batch {} is not divisible by dp x micro_batches = {} x {}",
+                                                      *micro_batches, s.global_batch, dp, *micro_batches));
+    s.micro_batch = s.global_batch / (dp * *micro_batches);
+  } else {
+    s.micro_batch = req.micro_batch.value_or(work.micro_batch != 0 ? work.micro_batch : s.global_batch / dp);
+  }
+  if (s.micro_batch == 0 || s.global_batch % (dp * s.micro_batch) != 0)
+    throw io::InputError("--global-batch", "",
+                         fmt::format("global batch {} is not divisible by data-parallel GPUs x micro-batch = {} x {}",
+                                     s.global_batch, dp, s.micro_batch));
+  s.grad_accumulation = static_cast<int>(s.global_batch / (dp * s.micro_batch));
+  {
+    std::map<int, int> per_node;
+    for (int d = 0; d < s.dp; ++d)
+      per_node[(d * s.tp) / topo.gpus_per_node]++;
+    s.dp_per_node = per_node.begin()->second;
+  }
+
+  // --- plan and simulate
+  sim::StepPlan plan;
+  try {
+    plan = algo->plan(s, params);
+  } catch (const std::invalid_argument& e) {
+    throw io::InputError("--algorithm", "", fmt::format("{}: {}", req.algorithm, e.what()));
+  }
+  const auto report = sim::simulate_step(topo, work, plan, s, fidelity, req.links);
+
+  // --- the simulate JSON of DESIGN.md: whole-run averages weight each phase by its share of steps
+  double total_fraction = 0, step = 0;
+  for (const auto& p : report.phases)
+    total_fraction += p.fraction;
+  nlohmann::json phases = nlohmann::json::array();
+  sim::PhaseReport avg;
+  for (const auto& p : report.phases) {
+    const double w = p.fraction / total_fraction;
+    step += w * p.step_time_s;
+    avg.compute_s += w * p.compute_s;
+    avg.comm_s += w * p.comm_s;
+    avg.exposed_comm_s += w * p.exposed_comm_s;
+    avg.compression_s += w * p.compression_s;
+    avg.optimizer_s += w * p.optimizer_s;
+    avg.allreduce_s += w * p.allreduce_s;
+    avg.inter_node_bytes_per_gpu += w * p.inter_node_bytes_per_gpu;
+    avg.intra_node_bytes_per_gpu += w * p.intra_node_bytes_per_gpu;
+    phases.push_back(phase_json(p, static_cast<double>(s.global_batch)));
+  }
+  const double samples_per_s = static_cast<double>(s.global_batch) / step;
+  nlohmann::json doc = {
+      {"samples_per_s", samples_per_s},
+      {"step_time_s", step},
+      {"tflops_per_gpu", samples_per_s * work.flops_per_sample * (static_cast<double>(s.seq_len) / work.seq_len) / s.gpus / 1e12},
+      {"breakdown",
+       {{"compute_s", avg.compute_s},
+        {"comm_s", avg.comm_s},
+        {"exposed_comm_s", avg.exposed_comm_s},
+        {"compression_s", avg.compression_s},
+        {"optimizer_s", avg.optimizer_s},
+        {"allreduce_ms", avg.allreduce_s * 1e3}}},
+      {"bytes_per_gpu", {{"inter_node", avg.inter_node_bytes_per_gpu}, {"intra_node", avg.intra_node_bytes_per_gpu}}},
+      {"phases", phases},
+      {"config",
+       {{"topology", topo.name},
+        {"workload", work.name},
+        {"algorithm", algo->name()},
+        {"gpus", s.gpus},
+        {"nodes", s.nodes},
+        {"dp", s.dp},
+        {"tp", s.tp},
+        {"pp", s.pp},
+        {"global_batch", s.global_batch},
+        {"micro_batch", s.micro_batch},
+        {"grad_accumulation", s.grad_accumulation},
+        {"seq_len", s.seq_len},
+        {"network_model", sim::to_string(topo.network_model)},
+        {"inter_node_gbps", topo.node_uplink_bytes_per_s() * 8 / 1e9},
+        {"params", params},
+        {"compute_source", report.compute.source},
+        {"forward_ms_per_micro_batch", report.compute.forward_s * 1e3},
+        {"backward_ms_per_micro_batch", report.compute.backward_s * 1e3}}},
+      {"sim", {{"wall_s", report.wall_s}, {"events", report.events}, {"fidelity", req.fidelity}}}};
+  if (req.links) {
+    nlohmann::json links = nlohmann::json::array();
+    for (const auto& l : report.links)
+      links.push_back({{"link", l.name}, {"bytes", l.bytes}, {"utilisation", l.utilisation}});
+    doc["links"] = links;
+  }
+  return doc;
+}
+
+nlohmann::json run_simulation_isolated(const SimulateRequest& req)
+{
+  int fds[2];
+  if (pipe(fds) != 0)
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0)
+    throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    close(fds[0]);
+    nlohmann::json answer;
+    try {
+      answer = {{"ok", run_simulation(req)}};
+    } catch (const io::InputError& e) {
+      answer = {{"input_error", {{"where", e.where()}, {"pointer", e.pointer()}, {"problem", e.problem()}}}};
+    } catch (const std::exception& e) {
+      answer = {{"error", e.what()}};
+    }
+    const std::string text = answer.dump();
+    std::size_t done       = 0;
+    while (done < text.size()) {
+      const ssize_t n = write(fds[1], text.data() + done, text.size() - done);
+      if (n <= 0)
+        break;
+      done += static_cast<std::size_t>(n);
+    }
+    close(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0)
+      text.append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (text.empty()) {
+    if (WIFSIGNALED(status))
+      throw std::runtime_error(fmt::format("simulation crashed (signal {})", WTERMSIG(status)));
+    throw std::runtime_error("simulation ended without an answer");
+  }
+  const auto answer = nlohmann::json::parse(text);
+  if (answer.contains("input_error")) {
+    const auto& e = answer["input_error"];
+    throw io::InputError(e["where"].get<std::string>(), e["pointer"].get<std::string>(), e["problem"].get<std::string>());
+  }
+  if (answer.contains("error"))
+    throw std::runtime_error(answer["error"].get<std::string>());
+  return answer["ok"];
+}
+
+} // namespace ccsim::cli
