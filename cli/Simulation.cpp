@@ -233,7 +233,7 @@ nlohmann::json run_simulation(const SimulateRequest& req)
   return doc;
 }
 
-nlohmann::json run_simulation_isolated(const SimulateRequest& req)
+IsolatedRun start_isolated(const SimulateRequest& req)
 {
   int fds[2];
   if (pipe(fds) != 0)
@@ -263,18 +263,26 @@ nlohmann::json run_simulation_isolated(const SimulateRequest& req)
       done += static_cast<std::size_t>(n);
     }
     close(fds[1]);
-    _exit(0);
+    _exit(0); // skip atexit handlers and stdio flushes that belong to the parent
   }
   close(fds[1]);
+  return {pid, fds[0]};
+}
+
+nlohmann::json finish_isolated(const IsolatedRun& run)
+{
   std::string text;
   char buf[65536];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+  for (;;) {
+    const ssize_t n = read(run.fd, buf, sizeof buf);
     if (n > 0)
       text.append(buf, static_cast<std::size_t>(n));
-  close(fds[0]);
+    else if (n == 0 || errno != EINTR)
+      break;
+  }
+  close(run.fd);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (waitpid(run.pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (text.empty()) {
     if (WIFSIGNALED(status))
@@ -289,6 +297,11 @@ nlohmann::json run_simulation_isolated(const SimulateRequest& req)
   if (answer.contains("error"))
     throw std::runtime_error(answer["error"].get<std::string>());
   return answer["ok"];
+}
+
+nlohmann::json run_simulation_isolated(const SimulateRequest& req)
+{
+  return finish_isolated(start_isolated(req));
 }
 
 } // namespace ccsim::cli

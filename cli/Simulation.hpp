@@ -37,4 +37,14 @@ nlohmann::json run_simulation(const SimulateRequest& request);
 /// InputError (same one-line message) and turns a crashed child into std::runtime_error.
 nlohmann::json run_simulation_isolated(const SimulateRequest& request);
 
+/// A simulation running in a forked child; its answer arrives on `fd`.
+struct IsolatedRun {
+  int pid = -1;
+  int fd = -1;
+};
+/// Forks a child that runs `request` and writes its answer to the returned pipe.
+IsolatedRun start_isolated(const SimulateRequest& request);
+/// Reads the child's whole answer (blocking), reaps it, and returns or rethrows as run_simulation_isolated does.
+nlohmann::json finish_isolated(const IsolatedRun& run);
+
 } // namespace ccsim::cli

@@ -1,10 +1,228 @@
-// PLACEHOLDER: `ccsim experiment` is being built; this file is replaced by its implementation.
+// `ccsim experiment FILE.json [--out DIR] [--jobs N] [--no-plot]`: run a sweep or paper reproduction,
+// write DIR/results.json and DIR/results.csv, print predicted vs paper with the error per row and the median,
+// and draw the experiment's figure (plots/plot_experiment.py).
 #include "cli/Command.hpp"
+#include "cli/Experiment.hpp"
+#include "cli/ExperimentRunner.hpp"
+#include "cli/Options.hpp"
+#include "cli/Table.hpp"
 #include "sim/io/JsonInput.hpp"
 
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+
 namespace ccsim::cli {
-int cmd_experiment(const std::vector<std::string>& /*args*/)
+
+namespace fs = std::filesystem;
+
+namespace {
+const std::vector<std::string> AXIS_ORDER = {"topology", "workload", "algorithm", "gpus", "global_batch", "micro_batch",
+                                             "tp", "pp", "bandwidth_gbps", "latency_us", "network_model", "fidelity"};
+
+/// Axis columns in a stable order: the known ones first, then params.*, as CLI options name them.
+std::vector<std::string> axis_columns(const std::vector<nlohmann::json>& rows)
 {
-  throw io::InputError("ccsim experiment", "", "not available in this build yet");
+  std::set<std::string> present, params;
+  for (const auto& r : rows)
+    for (const auto& [k, _] : r.items()) {
+      if (std::find(AXIS_ORDER.begin(), AXIS_ORDER.end(), k) != AXIS_ORDER.end())
+        present.insert(k);
+      else if (k.rfind("params.", 0) == 0)
+        params.insert(k);
+    }
+  std::vector<std::string> out;
+  for (const auto& k : AXIS_ORDER)
+    if (present.count(k) != 0)
+      out.push_back(k);
+  out.insert(out.end(), params.begin(), params.end());
+  return out;
 }
+
+std::vector<std::string> paper_metrics(const std::vector<nlohmann::json>& rows)
+{
+  std::vector<std::string> out;
+  for (const auto& r : rows)
+    if (r.contains("paper"))
+      for (const auto& [m, _] : r["paper"].items())
+        if (std::find(out.begin(), out.end(), m) == out.end())
+          out.push_back(m);
+  return out;
+}
+
+std::string cell(const nlohmann::json& v)
+{
+  if (v.is_null())
+    return "";
+  if (v.is_number_integer())
+    return std::to_string(v.get<long long>());
+  if (v.is_number())
+    return format_number(v.get<double>(), 6);
+  if (v.is_string())
+    return v.get<std::string>();
+  return v.dump();
+}
+
+void write_csv(const fs::path& file, const std::vector<nlohmann::json>& rows)
+{
+  std::vector<std::string> cols = axis_columns(rows);
+  cols.push_back("label");
+  for (const auto& m : known_metrics())
+    cols.push_back(m);
+  cols.insert(cols.end(), {"speedup", "scaling_efficiency"});
+  for (const auto& m : paper_metrics(rows))
+    cols.insert(cols.end(), {"paper_" + m, "predicted_" + m, "error_pct_" + m});
+  cols.push_back("error");
+  Table t(cols);
+  for (const auto& r : rows) {
+    std::vector<std::string> cells;
+    for (const auto& c : cols) {
+      if (c.rfind("paper_", 0) == 0 || c.rfind("predicted_", 0) == 0 || c.rfind("error_pct_", 0) == 0) {
+        const auto under = c.find('_', c.rfind("error_pct_", 0) == 0 ? 6 : 0);
+        const std::string group = c.substr(0, under), metric = c.substr(under + 1);
+        cells.push_back(r.contains(group) && r[group].contains(metric) ? cell(r[group][metric]) : "");
+      } else {
+        cells.push_back(r.contains(c) ? cell(r[c]) : "");
+      }
+    }
+    t.add_row(cells);
+  }
+  std::ofstream out(file);
+  t.print_csv(out);
+}
+
+void print_rows(const Experiment& e, const std::vector<nlohmann::json>& rows)
+{
+  auto cols = axis_columns(rows);
+  // Columns whose value never changes say nothing per row: show them once above the table.
+  std::vector<std::string> varying;
+  std::string fixed;
+  for (const auto& c : cols) {
+    std::set<std::string> seen;
+    for (const auto& r : rows)
+      seen.insert(r.contains(c) ? cell(r[c]) : "");
+    if (seen.size() > 1)
+      varying.push_back(c);
+    else
+      fixed += fmt::format("{}{}={}", fixed.empty() ? "" : ", ", c, *seen.begin());
+  }
+  std::cout << e.name << (e.source.empty() ? "" : " (" + e.source + ")") << "\n";
+  if (!fixed.empty())
+    std::cout << "fixed: " << fixed << "\n";
+  const bool labels = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.contains("label"); });
+  const bool speedup = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.contains("speedup"); });
+  const auto metrics = paper_metrics(rows);
+  std::vector<std::string> headers;
+  if (labels)
+    headers.push_back("row");
+  headers.insert(headers.end(), varying.begin(), varying.end());
+  headers.insert(headers.end(), {"samples/s", "step (s)", "allreduce (ms)"});
+  if (speedup)
+    headers.push_back("speedup (x)");
+  for (const auto& m : metrics)
+    headers.insert(headers.end(), {"paper " + m, "predicted " + m, "error (%)"});
+  Table t(headers);
+  for (const auto& r : rows) {
+    std::vector<std::string> cells;
+    if (labels)
+      cells.push_back(r.value("label", ""));
+    for (const auto& c : varying)
+      cells.push_back(r.contains(c) ? cell(r[c]) : "");
+    if (r.contains("error")) {
+      cells.push_back("error: " + r["error"].get<std::string>());
+      cells.resize(headers.size());
+      t.add_row(cells);
+      continue;
+    }
+    cells.push_back(format_number(r["samples_per_s"].get<double>()));
+    cells.push_back(format_number(r["step_time_s"].get<double>()));
+    cells.push_back(format_number(r["allreduce_ms"].get<double>()));
+    if (speedup)
+      cells.push_back(r.contains("speedup") ? format_number(r["speedup"].get<double>(), 3) : "");
+    for (const auto& m : metrics) {
+      const bool has = r.contains("paper") && r["paper"].contains(m);
+      cells.push_back(has ? format_number(r["paper"][m].get<double>()) : "");
+      cells.push_back(has ? format_number(r["predicted"][m].get<double>()) : "");
+      cells.push_back(has ? fmt::format("{:+.1f}", r["error_pct"][m].get<double>()) : "");
+    }
+    t.add_row(cells);
+  }
+  t.print(std::cout);
+  const double med = median_abs_error(rows);
+  if (std::isfinite(med))
+    std::cout << fmt::format("median |error| vs paper: {:.1f} % over {} values\n", med, [&] {
+      int n = 0;
+      for (const auto& r : rows)
+        n += r.contains("error_pct") ? static_cast<int>(r["error_pct"].size()) : 0;
+      return n;
+    }());
+}
+
+/// Debian's matplotlib lives under the system interpreter, not a pyenv one that may come first on PATH.
+std::string python()
+{
+  return fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+}
+} // namespace
+
+int cmd_experiment(const std::vector<std::string>& args)
+{
+  po::options_description desc("ccsim experiment options");
+  add_common_options(desc);
+  desc.add_options()("file", po::value<std::string>()->required(), "experiment JSON (a path or a name in experiments/)")(
+      "out", po::value<std::string>(), "output folder (default results/<experiment name>)")(
+      "jobs", po::value<int>()->default_value(1), "simulations run at once (one process each)")(
+      "no-plot", po::bool_switch(), "do not draw the figure");
+  po::positional_options_description pos;
+  pos.add("file", 1);
+  po::variables_map vm;
+  if (!parse_options("experiment", args, desc, vm, &pos, "FILE.json [options]"))
+    return 0;
+  const Format format = output_format(vm);
+  const int jobs      = vm["jobs"].as<int>();
+  if (jobs < 1)
+    throw io::InputError("--jobs", "", "must be >= 1");
+  const Experiment e = load_experiment(io::resolve_preset("experiments", vm["file"].as<std::string>(), "ccsim experiment"));
+  const fs::path out = vm.count("out") != 0 ? fs::path(vm["out"].as<std::string>()) : fs::path("results") / e.name;
+
+  const auto docs = run_points(e, {jobs, true});
+  if (mpi_rank() != 0) {
+    mpi_finish();
+    return 0;
+  }
+  const auto rows = assemble_rows(e, docs);
+  nlohmann::json doc = {{"experiment", e.name},   {"description", e.description}, {"source", e.source},
+                        {"file", e.path},         {"figure", e.figure},           {"rows", rows}};
+  const double med = median_abs_error(rows);
+  if (std::isfinite(med))
+    doc["median_abs_error_pct"] = med;
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec)
+    throw io::InputError(out.string(), "", "cannot create output folder: " + ec.message());
+  std::ofstream(out / "results.json") << doc.dump(2) << "\n";
+  write_csv(out / "results.csv", rows);
+
+  if (format == Format::JSON)
+    std::cout << doc.dump(2) << "\n";
+  else
+    print_rows(e, rows);
+
+  if (!vm["no-plot"].as<bool>() && e.figure.value("kind", "none") != "none") {
+    const std::string script = (fs::path(io::data_dir()) / "plots" / "plot_experiment.py").string();
+    const std::string cmd    = python() + " '" + script + "' '" + (out / "results.json").string() + "' >&2";
+    if (std::system(cmd.c_str()) != 0)
+      std::cerr << "ccsim experiment: warning: the figure was not drawn (needs python3-matplotlib)\n";
+  }
+  if (format == Format::TABLE)
+    std::cout << "wrote " << (out / "results.json").string() << ", " << (out / "results.csv").string() << "\n";
+  mpi_finish();
+  return 0;
+}
+
 } // namespace ccsim::cli

@@ -1,0 +1,304 @@
+// Experiment loading, expansion and the arithmetic of result rows (speedup, efficiency, error vs paper).
+#include "cli/Experiment.hpp"
+
+#include "sim/io/JsonInput.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <stdexcept>
+
+namespace ccsim::cli {
+
+namespace {
+const std::vector<std::string> CONFIG_KEYS = {"topology", "workload", "algorithm",      "gpus",       "global_batch",
+                                              "micro_batch", "tp",     "pp",             "bandwidth_gbps",
+                                              "latency_us",  "network_model", "fidelity", "params"};
+
+/// Applies one config key of `obj` (an object at `ptr` in `file`) to `req` and records it in `axes`.
+void apply_key(const io::JsonObject& obj, const std::string& key, SimulateRequest& req, nlohmann::json& axes)
+{
+  if (key == "topology" || key == "workload" || key == "algorithm" || key == "network_model" || key == "fidelity") {
+    const std::string v = obj.string(key);
+    if (key == "topology")
+      req.topology = v;
+    else if (key == "workload")
+      req.workload = v;
+    else if (key == "algorithm")
+      req.algorithm = v;
+    else if (key == "network_model")
+      req.network_model = obj.choice(key, {"rdma", "tcp"});
+    else
+      req.fidelity = obj.choice(key, {"exact", "fast"});
+    axes[key] = v;
+  } else if (key == "gpus" || key == "tp" || key == "pp") {
+    const int v = static_cast<int>(obj.positive_integer(key));
+    (key == "gpus" ? req.gpus : (key == "tp" ? req.tp.emplace() : req.pp.emplace())) = v;
+    axes[key] = v;
+  } else if (key == "global_batch" || key == "micro_batch") {
+    const auto v = static_cast<std::uint64_t>(obj.positive_integer(key));
+    (key == "global_batch" ? req.global_batch : req.micro_batch) = v;
+    axes[key] = v;
+  } else if (key == "bandwidth_gbps" || key == "latency_us") {
+    const double v = key == "bandwidth_gbps" ? obj.positive(key) : obj.non_negative(key);
+    (key == "bandwidth_gbps" ? req.bandwidth_gbps : req.latency_us) = v;
+    axes[key] = v;
+  } else if (key == "params") {
+    const auto p = obj.object(key);
+    for (const auto& [k, v] : p.raw().items()) {
+      if (!v.is_number())
+        p.fail_at(k, "must be a number");
+      req.params[k] = fmt::format("{}", v.get<double>());
+      axes["params." + k] = v.get<double>();
+    }
+  }
+}
+
+void apply_config(const io::JsonObject& obj, SimulateRequest& req, nlohmann::json& axes)
+{
+  for (const auto& key : CONFIG_KEYS)
+    if (obj.has(key))
+      apply_key(obj, key, req, axes);
+}
+
+std::vector<std::string> with(std::vector<std::string> v, std::initializer_list<const char*> more)
+{
+  v.insert(v.end(), more.begin(), more.end());
+  return v;
+}
+} // namespace
+
+const std::vector<std::string>& known_metrics()
+{
+  static const std::vector<std::string> m = {"samples_per_s", "step_time_s",   "tflops_per_gpu", "compute_s",
+                                             "comm_s",        "exposed_comm_s", "compression_s", "optimizer_s",
+                                             "allreduce_ms",  "inter_node_bytes", "intra_node_bytes"};
+  return m;
+}
+
+double metric_value(const nlohmann::json& doc, const std::string& metric)
+{
+  const nlohmann::json* scope = &doc;
+  std::string key             = metric;
+  if (metric.rfind("phase.", 0) == 0) {
+    const auto dot = metric.find('.', 6);
+    if (dot == std::string::npos)
+      throw std::out_of_range(metric);
+    const std::string phase = metric.substr(6, dot - 6);
+    key                     = metric.substr(dot + 1);
+    scope                   = nullptr;
+    for (const auto& p : doc.at("phases"))
+      if (p.at("name") == phase)
+        scope = &p;
+    if (scope == nullptr)
+      throw std::out_of_range("no phase '" + phase + "'");
+  }
+  if (scope->contains(key) && (*scope)[key].is_number())
+    return (*scope)[key].get<double>();
+  if (scope->at("breakdown").contains(key))
+    return scope->at("breakdown").at(key).get<double>();
+  if (key == "inter_node_bytes" || key == "intra_node_bytes")
+    return scope->at("bytes_per_gpu").at(key.substr(0, key.size() - 6)).get<double>();
+  throw std::out_of_range(metric);
+}
+
+Experiment load_experiment(const std::string& path)
+{
+  const auto doc = io::read_json_file(path);
+  const io::JsonObject root(doc, path);
+  root.allow_only({"name", "base", "rows", "axes", "baseline", "figure"});
+  Experiment e;
+  e.path        = path;
+  e.name        = root.string_or("name", std::filesystem::path(path).stem().string());
+  e.description = root.string_or("description", "");
+  e.source      = root.string_or("source", "");
+
+  SimulateRequest base;
+  nlohmann::json base_axes = nlohmann::json::object();
+  const auto b             = root.object("base");
+  b.allow_only(CONFIG_KEYS);
+  apply_config(b, base, base_axes);
+
+  // Rows: explicit points, each merged over the base; without rows, the base alone.
+  std::vector<ExperimentPoint> rows;
+  if (root.has("rows")) {
+    for (const auto& r : root.objects("rows")) {
+      r.allow_only(with(CONFIG_KEYS, {"paper", "label"}));
+      ExperimentPoint pt{base, base_axes, nlohmann::json::object(), r.string_or("label", "")};
+      apply_config(r, pt.request, pt.axes);
+      if (const auto paper = r.object_if("paper")) {
+        for (const auto& [metric, value] : paper->raw().items()) {
+          if (metric.rfind("source", 0) == 0)
+            continue;
+          const bool known = std::find(known_metrics().begin(), known_metrics().end(), metric) != known_metrics().end() ||
+                             metric.rfind("phase.", 0) == 0;
+          if (!known)
+            paper->fail_at(metric, fmt::format("unknown metric (known: {}, or phase.<name>.<metric>)",
+                                               fmt::join(known_metrics(), ", ")));
+          pt.paper[metric] = paper->positive(metric);
+        }
+      }
+      rows.push_back(std::move(pt));
+    }
+  } else {
+    rows.push_back({base, base_axes, nlohmann::json::object(), ""});
+  }
+
+  // Axes: every row is crossed with the cartesian product of the axes, in file order, last axis fastest.
+  e.points = rows;
+  if (const auto axes = root.object_if("axes")) {
+    for (const auto& [key, values] : axes->raw().items()) {
+      const bool is_param = key.rfind("params.", 0) == 0;
+      if (!is_param && (std::find(CONFIG_KEYS.begin(), CONFIG_KEYS.end(), key) == CONFIG_KEYS.end() || key == "params"))
+        axes->fail_at(key, fmt::format("unknown axis (known: {}, params.<key>)", fmt::join(CONFIG_KEYS, ", ")));
+      if (!values.is_array() || values.empty())
+        axes->fail_at(key, "must be a non-empty array of values");
+      std::vector<ExperimentPoint> next;
+      for (const auto& pt : e.points) {
+        for (std::size_t i = 0; i < values.size(); ++i) {
+          ExperimentPoint p = pt;
+          const nlohmann::json wrapper = is_param ? nlohmann::json{{"params", {{key.substr(7), values[i]}}}}
+                                                  : nlohmann::json{{key, values[i]}};
+          const io::JsonObject one(wrapper, path, axes->child_pointer(key) + "/" + std::to_string(i));
+          try {
+            apply_config(one, p.request, p.axes);
+          } catch (const io::InputError& err) {
+            throw io::InputError(path, axes->child_pointer(key) + "/" + std::to_string(i), err.problem());
+          }
+          next.push_back(std::move(p));
+        }
+      }
+      e.points = std::move(next);
+    }
+  }
+  for (std::size_t i = 0; i < e.points.size(); ++i) {
+    const auto& r = e.points[i].request;
+    const char* missing = r.topology.empty() ? "topology" : r.workload.empty() ? "workload"
+                        : r.algorithm.empty() ? "algorithm" : r.gpus == 0 ? "gpus" : nullptr;
+    if (missing != nullptr)
+      throw io::InputError(path, root.has("rows") ? "/rows/" + std::to_string(i % rows.size()) : "/base",
+                           fmt::format("missing required field '{}' (in base, the row or an axis)", missing));
+  }
+
+  if (const auto bl = root.object_if("baseline")) {
+    bl->allow_only({"algorithm"});
+    e.baseline_algorithm = bl->string("algorithm");
+  }
+  e.figure = {{"kind", "none"}};
+  if (const auto fig = root.object_if("figure")) {
+    fig->allow_only({"kind", "x", "y", "series", "title", "log_x"});
+    e.figure         = fig->raw();
+    e.figure["kind"] = fig->choice("kind", {"scaling", "speedup-vs-bandwidth", "breakdown", "paper-vs-predicted", "none"});
+  }
+  return e;
+}
+
+namespace {
+/// The point's axes without one key: points equal in everything else are comparable along that key.
+std::string key_without(const nlohmann::json& axes, const std::string& drop)
+{
+  nlohmann::json copy = axes;
+  copy.erase(drop);
+  return copy.dump();
+}
+} // namespace
+
+std::vector<nlohmann::json> assemble_rows(const Experiment& e, const std::vector<nlohmann::json>& docs)
+{
+  std::vector<nlohmann::json> rows;
+  for (std::size_t i = 0; i < e.points.size(); ++i) {
+    const auto& pt  = e.points[i];
+    const auto& doc = docs[i];
+    nlohmann::json row = pt.axes;
+    if (!pt.label.empty())
+      row["label"] = pt.label;
+    if (doc.contains("error")) {
+      row["error"] = doc["error"];
+      rows.push_back(row);
+      continue;
+    }
+    for (const auto& m : known_metrics())
+      row[m] = metric_value(doc, m);
+    row["phases"] = doc["phases"];
+    if (!pt.paper.empty()) {
+      row["paper"]     = pt.paper;
+      row["predicted"] = nlohmann::json::object();
+      row["error_pct"] = nlohmann::json::object();
+      for (const auto& [metric, paper] : pt.paper.items()) {
+        double predicted = std::nan("");
+        try {
+          predicted = metric_value(doc, metric);
+        } catch (const std::out_of_range&) {
+        }
+        row["predicted"][metric] = predicted;
+        row["error_pct"][metric] = 100.0 * (predicted - paper.get<double>()) / paper.get<double>();
+      }
+    }
+    rows.push_back(row);
+  }
+  // speedup over the baseline algorithm at the same point
+  if (!e.baseline_algorithm.empty()) {
+    std::map<std::string, double> base;
+    for (const auto& r : rows)
+      if (r.value("algorithm", "") == e.baseline_algorithm && r.contains("samples_per_s"))
+        base[key_without(r, "algorithm")] = r["samples_per_s"].get<double>();
+    for (auto& r : rows) {
+      nlohmann::json axes = r;
+      for (const char* k : {"label", "error", "phases", "paper", "predicted", "error_pct"})
+        axes.erase(k);
+      for (const auto& m : known_metrics())
+        axes.erase(m);
+      const auto it = base.find(key_without(axes, "algorithm"));
+      if (it != base.end() && r.contains("samples_per_s"))
+        r["speedup"] = r["samples_per_s"].get<double>() / it->second;
+    }
+  }
+  // scaling efficiency: per-GPU throughput relative to the fewest-GPU point that differs only in gpus
+  std::map<std::string, std::pair<int, double>> smallest;
+  auto axes_of = [](const nlohmann::json& r) {
+    nlohmann::json axes = r;
+    for (const char* k : {"label", "error", "phases", "paper", "predicted", "error_pct", "speedup", "global_batch"})
+      axes.erase(k);
+    for (const auto& m : known_metrics())
+      axes.erase(m);
+    return axes;
+  };
+  for (const auto& r : rows) {
+    if (!r.contains("samples_per_s") || !r.contains("gpus"))
+      continue;
+    const auto key = key_without(axes_of(r), "gpus");
+    const int g    = r["gpus"].get<int>();
+    auto it        = smallest.find(key);
+    if (it == smallest.end() || g < it->second.first)
+      smallest[key] = {g, r["samples_per_s"].get<double>() / g};
+  }
+  for (auto& r : rows) {
+    if (!r.contains("samples_per_s") || !r.contains("gpus"))
+      continue;
+    const auto it = smallest.find(key_without(axes_of(r), "gpus"));
+    if (it != smallest.end() && it->second.first != r["gpus"].get<int>())
+      r["scaling_efficiency"] = r["samples_per_s"].get<double>() / r["gpus"].get<int>() / it->second.second;
+    else if (it != smallest.end())
+      r["scaling_efficiency"] = 1.0;
+  }
+  return rows;
+}
+
+double median_abs_error(const std::vector<nlohmann::json>& rows)
+{
+  std::vector<double> errors;
+  for (const auto& r : rows)
+    if (r.contains("error_pct"))
+      for (const auto& [_, v] : r["error_pct"].items())
+        if (v.is_number() && std::isfinite(v.get<double>()))
+          errors.push_back(std::fabs(v.get<double>()));
+  if (errors.empty())
+    return std::nan("");
+  std::sort(errors.begin(), errors.end());
+  const std::size_t n = errors.size();
+  return n % 2 == 1 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
+}
+
+} // namespace ccsim::cli
