@@ -170,56 +170,69 @@ sg4::Mailbox* mailbox(int chain, int stage, char dir)
   return sg4::Mailbox::by_name(fmt::format("c{}s{}{}", chain, stage, dir));
 }
 
-/// One pipeline stage of one chain under GPipe: all forwards, then all backwards in reverse.
-/// Receives are posted up front (eager buffers), sends are asynchronous, so transfers overlap compute.
+/// Sends of one stage in one direction go out one after another, as NCCL p2p calls queued on one stream do,
+/// while the stage keeps computing: a companion actor takes send requests from a local queue.
+void sender_actor(Ctx* c, sg4::Mailbox* queue, sg4::Mailbox* peer, std::uint64_t bytes, int count, bool inter,
+                  std::vector<double>* durations)
+{
+  static int token = 0;
+  for (int i = 0; i < count; ++i) {
+    queue->get<int>();
+    const double t0 = sg4::Engine::get_clock();
+    auto comm       = peer->put_init(&token, bytes);
+    if (inter && c->topo->per_flow_bytes_per_s)
+      comm->set_rate(*c->topo->per_flow_bytes_per_s);
+    comm->start();
+    comm->wait();
+    if (durations != nullptr)
+      durations->push_back(sg4::Engine::get_clock() - t0);
+  }
+}
+
+/// One pipeline stage of one chain under GPipe: all forwards, then all backwards.
+/// Receives are posted up front (eager buffers), so transfers overlap compute on both sides.
 void stage_actor(StageJob job)
 {
   Ctx& c           = *job.c;
   const int m      = std::max(1, c.shape.grad_accumulation);
   const int last   = static_cast<int>(job.ranks.size()) - 1;
-  const auto& pipe = *c.plan->phases.front().pipeline; // same sizes for every phase's pipeline (checked by caller)
+  const auto& pipe = *c.plan->phases.front().pipeline; // sizes are the same in every pipelined phase of a plan
   static int token = 0;
-  std::vector<sg4::CommPtr> sends;
   std::vector<int*> got(m, nullptr);
   for (char dir : {'f', 'b'}) {
-    const bool fwd = dir == 'f';
+    const bool fwd      = dir == 'f';
     const bool receives = fwd ? job.stage > 0 : job.stage < last;
     const bool sends_on = fwd ? job.stage < last : job.stage > 0;
     std::vector<sg4::CommPtr> recvs;
     if (receives)
       for (int i = 0; i < m; ++i)
         recvs.push_back(mailbox(job.chain, job.stage, dir)->get_async<int>(&got[i]));
+    sg4::Mailbox* queue = nullptr;
+    sg4::ActorPtr sender;
+    if (sends_on) {
+      const int peer            = fwd ? job.stage + 1 : job.stage - 1;
+      const std::uint64_t bytes = fwd ? pipe.forward_bytes_per_micro_batch : pipe.backward_bytes_per_micro_batch;
+      const bool inter          = c.platform.node_of(job.ranks[job.stage]) != c.platform.node_of(job.ranks[peer]);
+      const bool measured       = job.chain == 0 && job.stage == (fwd ? 0 : 1);
+      (inter ? c.inter_bytes : c.intra_bytes) += static_cast<double>(bytes) * m;
+      c.events += static_cast<std::uint64_t>(m);
+      queue  = sg4::Mailbox::by_name(fmt::format("q{}s{}{}", job.chain, job.stage, dir));
+      queue->set_receiver(nullptr);
+      sender = sg4::Actor::create(fmt::format("send{}-{}{}", job.chain, job.stage, dir), sg4::this_actor::get_host(),
+                                  sender_actor, &c, queue, mailbox(job.chain, peer, dir), bytes, m, inter,
+                                  measured ? (fwd ? job.fw_comm : job.bw_comm) : nullptr);
+    }
     for (int i = 0; i < m; ++i) {
       if (receives)
         recvs[i]->wait();
       const double work = (fwd ? c.compute.forward_s : c.compute.backward_s) + (receives ? job.kernel_s : 0) +
                           (sends_on ? job.kernel_s : 0);
       sg4::this_actor::sleep_for(work);
-      if (!sends_on)
-        continue;
-      const int peer = fwd ? job.stage + 1 : job.stage - 1;
-      const std::uint64_t bytes =
-          fwd ? pipe.forward_bytes_per_micro_batch : pipe.backward_bytes_per_micro_batch;
-      const bool inter = c.platform.node_of(job.ranks[job.stage]) != c.platform.node_of(job.ranks[peer]);
-      (inter ? c.inter_bytes : c.intra_bytes) += static_cast<double>(bytes);
-      ++c.events;
-      auto comm = mailbox(job.chain, peer, dir)->put_init(&token, bytes);
-      if (inter && c.topo->per_flow_bytes_per_s)
-        comm->set_rate(*c.topo->per_flow_bytes_per_s);
-      comm->start();
-      sends.push_back(comm);
-      if (job.chain == 0 && ((fwd && job.stage == 0) || (!fwd && job.stage == 1)))
-        (fwd ? job.fw_comm : job.bw_comm)->push_back(sg4::Engine::get_clock()); // start stamp, finish below
+      if (sends_on)
+        queue->put_init(&token, 0)->detach();
     }
-  }
-  sg4::Comm::wait_all(sends);
-  if (job.chain == 0 && job.stage <= 1) {
-    // Each recorded send's duration: from its start stamp to its finish time.
-    auto& stamps = job.stage == 0 ? *job.fw_comm : *job.bw_comm;
-    std::size_t k = 0;
-    for (const auto& s : sends)
-      if (k < stamps.size())
-        stamps[k] = s->get_finish_time() - stamps[k], ++k;
+    if (sender)
+      sender->join();
   }
 }
 
@@ -290,13 +303,14 @@ StepReport simulate_step(const Topology& topo, const Workload& workload, const S
       throw std::invalid_argument("phase '" + phase.name + "' is pipelined but pp < 2");
 
   xbt_log_control_set("root.thres:critical");
-  configure_network_model(topo);
-  if (report_links)
-    sg_link_load_plugin_init();
   int argc    = 1;
   char name[] = "ccsim";
   char* argv[] = {name, nullptr};
   sg4::Engine engine(&argc, argv);
+  // Model choices exist once the Engine does, and must be made before the first zone is created.
+  configure_network_model(topo);
+  if (report_links)
+    sg_link_load_plugin_init();
 
   Ctx c;
   c.topo       = &topo;

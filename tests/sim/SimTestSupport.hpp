@@ -1,0 +1,109 @@
+#pragma once
+// Simulation tests: SimGrid's Engine is one per process, so every simulation runs in a forked child that
+// sends its measured numbers back through a pipe.
+
+#include "sim/StepEngine.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <functional>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace ccsim::test {
+
+/// Runs `f` in a child process and returns the doubles it produced (empty if the child failed).
+inline std::vector<double> in_child(const std::function<std::vector<double>()>& f)
+{
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  std::fflush(nullptr); // the child must not print the parent's pending output again
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(fds[0]);
+    std::vector<double> out;
+    try {
+      out = f();
+    } catch (...) {
+      _exit(3);
+    }
+    const auto bytes = static_cast<ssize_t>(out.size() * sizeof(double));
+    _exit(write(fds[1], out.data(), static_cast<std::size_t>(bytes)) == bytes ? 0 : 4);
+  }
+  close(fds[1]);
+  std::vector<double> out;
+  double value = 0;
+  while (read(fds[0], &value, sizeof value) == static_cast<ssize_t>(sizeof value))
+    out.push_back(value);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  return out;
+}
+
+/// An alpha-beta cluster: `gpus_per_node` GPUs per node on fast ports, one NIC per node.
+inline sim::Topology rdma_cluster(int gpus_per_node, int nodes, double nic_gbps, double nic_latency_us,
+                                  double intra_gbps = 10000, double intra_latency_us = 0.5)
+{
+  sim::Topology t;
+  t.name                    = "test";
+  t.gpu.name                = "TEST";
+  t.gpu.sustained_flops     = 1e15;
+  t.gpu.memory_bytes_per_s  = 1e12;
+  t.gpus_per_node           = gpus_per_node;
+  t.max_nodes               = nodes;
+  t.intra_bytes_per_s       = intra_gbps * 1e9 / 8;
+  t.intra_latency_s         = intra_latency_us * 1e-6;
+  t.nic_bytes_per_s         = nic_gbps * 1e9 / 8;
+  t.nic_nominal_bytes_per_s = t.nic_bytes_per_s;
+  t.nic_latency_s           = nic_latency_us * 1e-6;
+  t.network_model           = sim::NetworkModel::RDMA;
+  return t;
+}
+
+/// A workload with no compute, so a step is its communication alone.
+inline sim::Workload no_compute()
+{
+  sim::Workload w;
+  w.name             = "none";
+  w.params           = 1000;
+  w.seq_len          = 1;
+  w.flops_per_sample = 0;
+  return w;
+}
+
+inline sim::StepShape dp_shape(int gpus, int gpus_per_node, int tp = 1)
+{
+  sim::StepShape s;
+  s.gpus = gpus;
+  s.tp   = tp;
+  s.dp   = gpus / tp;
+  s.gpus_per_node = gpus_per_node;
+  s.micro_batch = 1;
+  s.global_batch = static_cast<std::uint64_t>(s.dp);
+  s.grad_accumulation = 1;
+  return s;
+}
+
+/// Simulated seconds of one collective on every group of `kind`.
+inline double time_collective(const sim::Topology& topo, const sim::StepShape& shape, sim::Collective c,
+                              std::uint64_t bytes, sim::Fidelity fidelity, sim::Algo algo = sim::Algo::AUTO,
+                              sim::GroupKind kind = sim::GroupKind::DATA_PARALLEL)
+{
+  const auto out = in_child([&] {
+    sim::CommOp op{"test", c, kind, bytes};
+    op.algo = algo;
+    sim::StepPlan plan{{sim::PhasePlan{"p", 1.0, {op}, std::nullopt}}};
+    const auto r = sim::simulate_step(topo, no_compute(), plan, shape, fidelity, false);
+    return std::vector<double>{r.phases.at(0).step_time_s};
+  });
+  REQUIRE(out.size() == 1);
+  return out[0];
+}
+
+} // namespace ccsim::test

@@ -1,0 +1,76 @@
+// The step engine adds compute, kernels, collectives and the optimizer in order, and runs GPipe for pipelines.
+#include "tests/sim/SimTestSupport.hpp"
+
+using namespace ccsim;
+using namespace ccsim::test;
+
+TEST_CASE("StepEngine: a data-parallel step is accumulation x (f + b) + kernels + allreduce + optimizer", "[sim]")
+{
+  auto topo = rdma_cluster(1, 4, 100, 5);
+  topo.gpu.kernel_bytes_per_s["onebit_compress"] = 100e9;
+  sim::Workload w = no_compute();
+  w.params        = 1000000;
+  w.compute.push_back({"TEST", 8, 1, 1, 1, 0.010, 0.020, "test"}); // 10 ms forward, 20 ms backward
+  w.optimizer_s["TEST"]["adam"] = 0.004;
+  auto s              = dp_shape(4, 1);
+  s.micro_batch       = 8;
+  s.grad_accumulation = 3;
+  s.seq_len           = 1;
+  const std::uint64_t bytes = 8ull << 20;
+  const auto out = in_child([&] {
+    sim::StepPlan plan{{sim::PhasePlan{"p", 1.0,
+                                       {sim::KernelOp{"onebit_compress", 1000000000},
+                                        sim::CommOp{"ar", sim::Collective::ALL_REDUCE, sim::GroupKind::DATA_PARALLEL, bytes},
+                                        sim::OptimizerOp{"adam", 500000}},
+                                       std::nullopt}}};
+    const auto r = sim::simulate_step(topo, w, plan, s, sim::Fidelity::EXACT, false);
+    const auto& p = r.phases.at(0);
+    return std::vector<double>{p.step_time_s, p.compute_s, p.compression_s, p.optimizer_s, p.allreduce_s};
+  });
+  const double compute   = 3 * (0.010 + 0.020);
+  const double kernel    = 1e9 / 100e9;                          // 10 ms
+  const double allreduce = 2 * 3 * (11e-6 + (bytes / 4.0) / 12.5e9); // ring of 4 (see Collectives_test)
+  const double optimizer = 0.004 * 500000 / 1000000;              // the table's full-model time, scaled to the shard
+  CHECK(out[1] == Approx(compute));
+  CHECK(out[2] == Approx(kernel));
+  CHECK(out[3] == Approx(optimizer));
+  CHECK(out[4] == Approx(allreduce).epsilon(1e-6));
+  CHECK(out[0] == Approx(compute + kernel + allreduce + optimizer).epsilon(1e-9));
+}
+
+TEST_CASE("StepEngine: GPipe with negligible messages takes (m + pp - 1)(f + b)", "[sim]")
+{
+  // pp = 4 stages, m = 6 micro-batches, per-stage f = 10 ms, b = 30 ms (profile measured per stage at pp = 4).
+  const auto topo = rdma_cluster(1, 4, 100, 0.001, 10000, 0.001);
+  sim::Workload w = no_compute();
+  w.compute.push_back({"TEST", 1, 1, 1, 4, 0.010, 0.030, "test"});
+  sim::StepShape s;
+  s.gpus = 4, s.pp = 4, s.dp = 1, s.tp = 1, s.gpus_per_node = 1, s.micro_batch = 1, s.global_batch = 6;
+  s.grad_accumulation = 6, s.seq_len = 1;
+  const auto out = in_child([&] {
+    sim::PhasePlan phase{"pipe", 1.0, {}, sim::PipelineComm{1, 1, {}}};
+    const auto r = sim::simulate_step(topo, w, sim::StepPlan{{phase}}, s, sim::Fidelity::EXACT, false);
+    return std::vector<double>{r.phases.at(0).step_time_s};
+  });
+  CHECK(out[0] == Approx((6 + 4 - 1) * (0.010 + 0.030)).epsilon(1e-4));
+}
+
+TEST_CASE("StepEngine: pipeline sends slower than compute set the pace", "[sim]")
+{
+  // 2 stages, m = 4, f = b = 1 ms, each message takes 100 ms on a 1 Gb/s link (12.5 MB): the boundary
+  // carries 4 forward messages back to back, then 4 backward ones.
+  const auto topo = rdma_cluster(1, 2, 1, 0.001, 10000, 0.001);
+  sim::Workload w = no_compute();
+  w.compute.push_back({"TEST", 1, 1, 1, 2, 0.001, 0.001, "test"});
+  sim::StepShape s;
+  s.gpus = 2, s.pp = 2, s.dp = 1, s.tp = 1, s.gpus_per_node = 1, s.micro_batch = 1, s.global_batch = 4;
+  s.grad_accumulation = 4, s.seq_len = 1;
+  const auto out = in_child([&] {
+    sim::PhasePlan phase{"pipe", 1.0, {}, sim::PipelineComm{12500000, 12500000, {}}};
+    const auto r = sim::simulate_step(topo, w, sim::StepPlan{{phase}}, s, sim::Fidelity::EXACT, false);
+    return std::vector<double>{r.phases.at(0).step_time_s, r.phases.at(0).pipeline_forward_comm_s};
+  });
+  // Forward: first send starts after 1 ms, four 0.1 s transfers in a row, stage 1 computes the last one (1 ms);
+  // backward mirrors it: 2 x (0.001 + 4 x 0.1 + 0.001).
+  CHECK(out[0] == Approx(2 * (0.002 + 0.4)).epsilon(1e-3));
+}

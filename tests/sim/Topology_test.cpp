@@ -1,0 +1,64 @@
+// Topology files: valid ones load with units converted once; bad fields are one-line errors at their path.
+#include "sim/Topology.hpp"
+#include "sim/io/JsonInput.hpp"
+#include "tests/support/RunCcsim.hpp"
+
+#include <catch2/catch.hpp>
+
+using ccsim::test::write_temp_file;
+
+namespace {
+const char* VALID = R"({
+  "gpu": {"name": "A100", "sustained_tflops": 100, "memory_gbps": 1555},
+  "gpus_per_node": 4, "max_nodes": 16,
+  "intra_node": {"kind": "nvlink", "bandwidth_gbps": 2400, "latency_us": 1},
+  "nic": {"bandwidth_gbps": 100, "effective_gbps": 80, "latency_us": 5},
+  "fabric": {"kind": "switch"},
+  "network_model": "rdma"})";
+
+std::string error_of(const std::string& text)
+{
+  try {
+    ccsim::sim::load_topology(write_temp_file("topo.json", text));
+  } catch (const ccsim::io::InputError& e) {
+    return e.pointer() + ": " + e.problem();
+  }
+  return "(accepted)";
+}
+
+std::string with(const std::string& from, const std::string& to)
+{
+  std::string s = VALID;
+  s.replace(s.find(from), from.size(), to);
+  return s;
+}
+} // namespace
+
+TEST_CASE("load_topology: units are converted once (Gb/s to bytes/s, us to s)", "[sim]")
+{
+  const auto t = ccsim::sim::load_topology(write_temp_file("ok.json", VALID));
+  CHECK(t.nic_bytes_per_s == Approx(80e9 / 8));
+  CHECK(t.intra_bytes_per_s == Approx(2400e9 / 8));
+  CHECK(t.nic_latency_s == Approx(5e-6));
+  CHECK(t.max_gpus() == 64);
+  // path latency between nodes: port + NIC + NIC + port
+  CHECK(t.inter_node_latency_s() == Approx(12e-6));
+}
+
+TEST_CASE("load_topology: bad fields are reported at their JSON path", "[sim]")
+{
+  CHECK(error_of(with("\"effective_gbps\": 80", "\"effective_gbps\": -8")) == "/nic/effective_gbps: must be > 0 (got -8)");
+  CHECK(error_of(with("\"effective_gbps\": 80", "\"effective_gbps\": 800")) ==
+        "/nic/effective_gbps: must not exceed bandwidth_gbps (the nominal rate)");
+  CHECK(error_of(with("\"rdma\"", "\"udp\"")) == "/network_model: 'udp' is not one of: rdma, tcp");
+  CHECK(error_of(with("\"gpus_per_node\": 4", "\"gpus_per_node\": \"4\"")) == "/gpus_per_node: must be an integer, not string");
+  CHECK(error_of(with("\"max_nodes\": 16,", "")) == "/max_nodes: missing required field");
+  CHECK(error_of(with("\"fabric\"", "\"fabrik\"")).rfind("/fabrik: unknown field", 0) == 0);
+}
+
+TEST_CASE("override_inter_node_bandwidth: the per-node rate becomes the override", "[sim]")
+{
+  auto t = ccsim::sim::load_topology(write_temp_file("ok2.json", VALID));
+  ccsim::sim::override_inter_node_bandwidth(t, 10);
+  CHECK(t.node_uplink_bytes_per_s() == Approx(10e9 / 8));
+}
