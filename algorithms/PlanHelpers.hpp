@@ -35,6 +35,13 @@ inline double checked(const ParamValues& p, const std::string& key, double lo, d
   return v;
 }
 
+/// The --param grad_bytes value, or the workload's own (StepShape::grad_bytes) when it is 0.
+inline double grad_bytes(const ParamValues& p, const sim::StepShape& s)
+{
+  const double v = checked(p, "grad_bytes", 0, 8);
+  return v > 0 ? v : s.grad_bytes;
+}
+
 /// Megatron tensor parallelism: 2 all-reduces of the layer's activations forward and 2 backward per layer
 /// (Shoeybi et al. 2019, §3), bf16, for every micro-batch of the step. Empty when tp = 1.
 inline void add_tensor_parallel_traffic(sim::PhasePlan& phase, const sim::StepShape& s)

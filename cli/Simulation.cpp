@@ -138,6 +138,7 @@ nlohmann::json run_simulation(const SimulateRequest& req)
   s.hidden        = work.hidden;
   s.layers        = work.layers;
   s.tensors       = work.tensors;
+  s.grad_bytes    = work.grad_bytes;
   s.global_batch  = req.global_batch.value_or(work.global_batch);
   if (s.global_batch == 0)
     throw io::InputError("--global-batch", "", fmt::format("workload {} has no default batch: give --global-batch", work.name));

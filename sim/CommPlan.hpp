@@ -95,6 +95,7 @@ struct StepShape {
   int hidden = 0;
   int layers = 0;
   int tensors = 0;               // parameter tensors (layer-wise optimizers launch one kernel each)
+  double grad_bytes = 2;         // bytes per gradient value in the workload's mixed-precision recipe
 };
 
 } // namespace ccsim::sim

@@ -24,7 +24,7 @@ namespace ccsim::sim {
 ComputeTimes compute_times(const Topology& topo, const Workload& workload, const StepShape& shape)
 {
   const int seq = shape.seq_len > 0 ? shape.seq_len : workload.seq_len;
-  if (const auto p = workload.find_compute(topo.gpu.name, shape.micro_batch, seq, shape.tp)) {
+  if (const auto p = workload.find_compute(topo.gpu.name, shape.micro_batch, seq, shape.tp, topo.software)) {
     // A profile with pp stages gives one stage's time; spread the whole model over this run's stages.
     const double stages = static_cast<double>(p->pp) / shape.pp;
     return {p->forward_s * stages, p->backward_s * stages, "profile: " + p->source};
@@ -40,9 +40,8 @@ ComputeTimes compute_times(const Topology& topo, const Workload& workload, const
 
 double optimizer_seconds(const Topology& topo, const Workload& workload, const OptimizerOp& op)
 {
-  if (const auto g = workload.optimizer_s.find(topo.gpu.name); g != workload.optimizer_s.end())
-    if (const auto o = g->second.find(op.optimizer); o != g->second.end() && workload.params > 0)
-      return o->second * static_cast<double>(op.params) / static_cast<double>(workload.params);
+  if (const auto t = workload.find_optimizer(topo.gpu.name, op.optimizer, topo.software); t && workload.params > 0)
+    return *t * static_cast<double>(op.params) / static_cast<double>(workload.params);
   return static_cast<double>(op.params) * op.bytes_touched_per_param / topo.gpu.memory_bytes_per_s;
 }
 

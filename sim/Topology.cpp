@@ -33,12 +33,13 @@ Topology load_topology(const std::string& path)
 {
   const auto doc = io::read_json_file(path);
   const io::JsonObject root(doc, path);
-  root.allow_only({"name", "gpu", "gpus_per_node", "max_nodes", "intra_node", "nic", "fabric", "network_model",
-                   "tcp_window_bytes"});
+  root.allow_only({"name", "software", "gpu", "gpus_per_node", "max_nodes", "intra_node", "nic", "fabric",
+                   "network_model", "tcp_window_bytes"});
   Topology t;
   t.path        = path;
   t.name        = root.string_or("name", std::filesystem::path(path).stem().string());
   t.description = root.string_or("description", "");
+  t.software    = root.string_or("software", "");
 
   const auto gpu = root.object("gpu");
   gpu.allow_only({"name", "sustained_tflops", "peak_tflops", "memory_gbps", "kernel_gbps", "kernel_efficiency"});
@@ -67,15 +68,18 @@ Topology load_topology(const std::string& path)
   t.intra_latency_s   = intra.non_negative("latency_us") * US;
 
   const auto nic = root.object("nic");
-  nic.allow_only({"count", "bandwidth_gbps", "effective_gbps", "latency_us", "per_flow_gbps"});
+  nic.allow_only({"count", "bandwidth_gbps", "effective_gbps", "latency_us", "per_flow_gbps", "bits_per_megabit"});
+  // AQ-SGD's cluster labels its tc-shaped rates in binary megabits (Table 3: payload / time gives 2^20 bit/s).
+  t.bits_per_megabit        = nic.positive_or("bits_per_megabit", 1e6);
+  const double unit         = GBPS * t.bits_per_megabit / 1e6;
   t.nic_count               = static_cast<int>(nic.positive_integer_or("count", 1));
-  t.nic_nominal_bytes_per_s = nic.positive("bandwidth_gbps") * GBPS;
-  t.nic_bytes_per_s         = nic.positive_or("effective_gbps", nic.number("bandwidth_gbps")) * GBPS;
+  t.nic_nominal_bytes_per_s = nic.positive("bandwidth_gbps") * unit;
+  t.nic_bytes_per_s         = nic.positive_or("effective_gbps", nic.number("bandwidth_gbps")) * unit;
   if (t.nic_bytes_per_s > t.nic_nominal_bytes_per_s * (1 + 1e-9))
     nic.fail_at("effective_gbps", "must not exceed bandwidth_gbps (the nominal rate)");
   t.nic_latency_s = nic.non_negative("latency_us") * US;
   if (nic.has("per_flow_gbps"))
-    t.per_flow_bytes_per_s = nic.positive("per_flow_gbps") * GBPS;
+    t.per_flow_bytes_per_s = nic.positive("per_flow_gbps") * unit;
 
   const auto fabric = root.object("fabric");
   fabric.allow_only({"kind", "oversubscription", "nodes_per_leaf", "latency_us"});
@@ -97,11 +101,10 @@ void override_inter_node_bandwidth(Topology& topo, double gbps)
 {
   if (!(gbps > 0))
     throw io::InputError("--bandwidth-gbps", "", "must be > 0");
-  // The override is the per-node rate the user would see; scale nominal alike so effective <= nominal holds.
-  topo.nic_bytes_per_s         = gbps * GBPS / topo.nic_count;
-  topo.nic_nominal_bytes_per_s = std::max(topo.nic_nominal_bytes_per_s, topo.nic_bytes_per_s);
-  if (topo.per_flow_bytes_per_s)
-    topo.per_flow_bytes_per_s = std::min(*topo.per_flow_bytes_per_s, topo.nic_bytes_per_s);
+  // The papers vary the link rate ("1/10/100 Gbps"); what the cluster delivers of it stays the same share.
+  const double delivered       = topo.nic_bytes_per_s / topo.nic_nominal_bytes_per_s;
+  topo.nic_nominal_bytes_per_s = gbps * GBPS * topo.bits_per_megabit / 1e6 / topo.nic_count;
+  topo.nic_bytes_per_s         = topo.nic_nominal_bytes_per_s * delivered;
 }
 
 void override_inter_node_latency(Topology& topo, double us)

@@ -36,6 +36,8 @@ struct Topology {
   std::string name;
   std::string description;
   std::string path;
+  std::string software;            // training stack label ("deepspeed", "pytorch", "megatron"): selects the
+                                   // workload's compute/optimizer measurements taken on that stack
   GpuSpec gpu;
   int gpus_per_node = 1;
   int max_nodes = 1;
@@ -54,6 +56,7 @@ struct Topology {
   double fabric_latency_s = 0;                // switch / WAN latency added to inter-node paths
   NetworkModel network_model = NetworkModel::RDMA;
   double tcp_window_bytes = 4194304;          // LV08's TCP-gamma (only for NetworkModel::TCP)
+  double bits_per_megabit = 1e6;              // 2^20 where the cluster's rates are labelled in binary Mbit
 
   int max_gpus() const { return gpus_per_node * max_nodes; }
   /// Inter-node bandwidth of one node (all NICs) in bytes/s.
@@ -66,7 +69,8 @@ struct Topology {
 /// Loads and validates a topology file; errors are io::InputError "FILE: /json/path: problem".
 Topology load_topology(const std::string& path);
 
-/// --bandwidth-gbps: the inter-node bandwidth of a node becomes this (per node, all NICs together).
+/// --bandwidth-gbps: the nominal inter-node bandwidth of a node becomes this (all NICs together, in the
+/// topology's own Mbit unit); the delivered share (effective / nominal) measured on the cluster is kept.
 void override_inter_node_bandwidth(Topology& topo, double gbps);
 /// --latency-us: the one-way NIC latency becomes this.
 void override_inter_node_latency(Topology& topo, double us);

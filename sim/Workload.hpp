@@ -19,6 +19,7 @@ struct ComputeProfile {
   int pp = 1;                    // pipeline stages: with pp > 1 the times are those of ONE stage
   double forward_s = 0;
   double backward_s = 0;
+  std::string software;          // training stack it was measured on ("" = any); see Topology::software
   std::string source;            // paper table this came from
 };
 
@@ -34,6 +35,7 @@ struct Workload {
   int vocab = 0;
   int tensors = 0;               // parameter tensors (LAMB-style optimizers work per tensor)
   double flops_per_sample = 0;   // forward + backward model FLOPs for one sample at seq_len
+  double grad_bytes = 2;         // bytes per gradient value on the wire in its usual mixed-precision recipe
   std::vector<ComputeProfile> compute;
   /// gpu -> optimizer -> seconds for one optimizer step over the full model on one GPU.
   std::map<std::string, std::map<std::string, double>> optimizer_s;
@@ -45,9 +47,13 @@ struct Workload {
   int micro_batches = 0;         // pipeline micro-batches per step (AQ-SGD); 0 = derived from batches
   std::string path;              // file it was loaded from
 
-  /// The profile for this GPU type, micro-batch and tensor parallelism, if the workload has one.
+  /// The profile for this GPU type, micro-batch and tensor parallelism, if the workload has one; one measured
+  /// on the same software stack wins over one without a stack.
   std::optional<ComputeProfile> find_compute(const std::string& gpu, std::uint64_t micro_batch, int seq_len,
-                                             int tp) const;
+                                             int tp, const std::string& software = "") const;
+  /// optimizer_s for this GPU: "<name>@<software>" first, then "<name>".
+  std::optional<double> find_optimizer(const std::string& gpu, const std::string& name,
+                                       const std::string& software = "") const;
 };
 
 /// Loads and validates a workload file; throws io::InputError with FILE: /path: problem.

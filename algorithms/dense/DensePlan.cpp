@@ -13,12 +13,12 @@ DensePlan::DensePlan(std::string name, std::string optimizer, std::string descri
 std::vector<ParamSpec> DensePlan::param_specs() const
 {
   // DeepSpeed's fp16 training all-reduces fp16 gradients (1-bit Adam §6: the baseline "uses fp16"); 4 = fp32.
-  return {{"grad_bytes", 2, "bytes per gradient element on the wire (2 = fp16, 4 = fp32)"}};
+  return {{"grad_bytes", 0, "bytes per gradient value on the wire (0 = the workload's recipe: fp16 = 2, fp32 = 4)"}};
 }
 
 sim::StepPlan DensePlan::plan(const sim::StepShape& s, const ParamValues& p) const
 {
-  const auto bytes = static_cast<std::uint64_t>(checked(p, "grad_bytes", 1, 8) * s.params_per_rank);
+  const auto bytes = static_cast<std::uint64_t>(grad_bytes(p, s) * s.params_per_rank);
   sim::PhasePlan phase{"dense", 1.0, {}, std::nullopt};
   phase.ops.push_back(collective("allreduce gradients", sim::Collective::ALL_REDUCE, sim::GroupKind::DATA_PARALLEL, bytes));
   phase.ops.push_back(optimizer(optimizer_, s.params_per_rank));

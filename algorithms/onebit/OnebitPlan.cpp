@@ -15,7 +15,7 @@ OnebitPlan::OnebitPlan(std::string name, std::string optimizer, double warmup_de
 
 std::vector<ParamSpec> OnebitPlan::param_specs() const
 {
-  std::vector<ParamSpec> specs = {{"grad_bytes", 2, "bytes per element of the uncompressed warm-up allreduce"}};
+  std::vector<ParamSpec> specs = {{"grad_bytes", 0, "bytes per gradient value on the wire (0 = the workload's recipe: fp16 = 2, fp32 = 4)"}};
   if (warmup_default_ >= 0)
     specs.push_back({"warmup_fraction", warmup_default_, "share of steps in the uncompressed warm-up"});
   return specs;
@@ -31,7 +31,7 @@ sim::StepPlan OnebitPlan::plan(const sim::StepShape& s, const ParamValues& p) co
   if (warmup > 0) {
     sim::PhasePlan w{"warmup", warmup, {}, std::nullopt};
     w.ops.push_back(collective("allreduce gradients", sim::Collective::ALL_REDUCE, sim::GroupKind::DATA_PARALLEL,
-                               static_cast<std::uint64_t>(checked(p, "grad_bytes", 1, 8) * s.params_per_rank)));
+                               static_cast<std::uint64_t>(grad_bytes(p, s) * s.params_per_rank)));
     w.ops.push_back(optimizer(optimizer_, s.params_per_rank));
     add_tensor_parallel_traffic(w, s);
     plan.phases.push_back(w);

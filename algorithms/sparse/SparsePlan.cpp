@@ -15,7 +15,7 @@ SparsePlan::SparsePlan(std::string name, SparseKind kind, std::string descriptio
 std::vector<ParamSpec> SparsePlan::param_specs() const
 {
   std::vector<ParamSpec> specs = {{"k", 0.1, "fraction of coordinates communicated per step"},
-                                  {"grad_bytes", 2, "bytes per communicated value (2 = fp16)"}};
+                                  {"grad_bytes", 0, "bytes per gradient value on the wire (0 = the workload's recipe: fp16 = 2, fp32 = 4)"}};
   if (kind_ == SparseKind::SLAMB)
     specs.push_back({"H", 100, "steps between full model averages (SLAMB Algorithm 1, line 15)"});
   return specs;
@@ -24,7 +24,7 @@ std::vector<ParamSpec> SparsePlan::param_specs() const
 sim::StepPlan SparsePlan::plan(const sim::StepShape& s, const ParamValues& p) const
 {
   const double k            = checked(p, "k", 1e-6, 1);
-  const double value_bytes  = checked(p, "grad_bytes", 1, 8);
+  const double value_bytes  = grad_bytes(p, s);
   const auto selected       = static_cast<std::uint64_t>(std::ceil(k * static_cast<double>(s.params_per_rank)));
   const std::uint64_t fp32  = 4ull * s.params_per_rank;
 

@@ -10,7 +10,7 @@ TEST_CASE("StepEngine: a data-parallel step is accumulation x (f + b) + kernels 
   topo.gpu.kernel_bytes_per_s["onebit_compress"] = 100e9;
   sim::Workload w = no_compute();
   w.params        = 1000000;
-  w.compute.push_back({"TEST", 8, 1, 1, 1, 0.010, 0.020, "test"}); // 10 ms forward, 20 ms backward
+  w.compute.push_back({"TEST", 8, 1, 1, 1, 0.010, 0.020, "", "test"}); // 10 ms forward, 20 ms backward
   w.optimizer_s["TEST"]["adam"] = 0.004;
   auto s              = dp_shape(4, 1);
   s.micro_batch       = 8;
@@ -43,7 +43,7 @@ TEST_CASE("StepEngine: GPipe with negligible messages takes (m + pp - 1)(f + b)"
   // pp = 4 stages, m = 6 micro-batches, per-stage f = 10 ms, b = 30 ms (profile measured per stage at pp = 4).
   const auto topo = rdma_cluster(1, 4, 100, 0.001, 10000, 0.001);
   sim::Workload w = no_compute();
-  w.compute.push_back({"TEST", 1, 1, 1, 4, 0.010, 0.030, "test"});
+  w.compute.push_back({"TEST", 1, 1, 1, 4, 0.010, 0.030, "", "test"});
   sim::StepShape s;
   s.gpus = 4, s.pp = 4, s.dp = 1, s.tp = 1, s.gpus_per_node = 1, s.micro_batch = 1, s.global_batch = 6;
   s.grad_accumulation = 6, s.seq_len = 1;
@@ -61,7 +61,7 @@ TEST_CASE("StepEngine: pipeline sends slower than compute set the pace", "[sim]"
   // carries 4 forward messages back to back, then 4 backward ones.
   const auto topo = rdma_cluster(1, 2, 1, 0.001, 10000, 0.001);
   sim::Workload w = no_compute();
-  w.compute.push_back({"TEST", 1, 1, 1, 2, 0.001, 0.001, "test"});
+  w.compute.push_back({"TEST", 1, 1, 1, 2, 0.001, 0.001, "", "test"});
   sim::StepShape s;
   s.gpus = 2, s.pp = 2, s.dp = 1, s.tp = 1, s.gpus_per_node = 1, s.micro_batch = 1, s.global_batch = 4;
   s.grad_accumulation = 4, s.seq_len = 1;

@@ -56,9 +56,17 @@ TEST_CASE("load_topology: bad fields are reported at their JSON path", "[sim]")
   CHECK(error_of(with("\"fabric\"", "\"fabrik\"")).rfind("/fabrik: unknown field", 0) == 0);
 }
 
-TEST_CASE("override_inter_node_bandwidth: the per-node rate becomes the override", "[sim]")
+TEST_CASE("override_inter_node_bandwidth: the link rate changes, the delivered share stays", "[sim]")
 {
   auto t = ccsim::sim::load_topology(write_temp_file("ok2.json", VALID));
   ccsim::sim::override_inter_node_bandwidth(t, 10);
-  CHECK(t.node_uplink_bytes_per_s() == Approx(10e9 / 8));
+  // The file delivers 80 of 100 Gb/s; at 10 Gb/s nominal the node gets 8 Gb/s = 1e9 bytes/s.
+  CHECK(t.node_uplink_bytes_per_s() == Approx(8e9 / 8));
+}
+
+TEST_CASE("load_topology: binary megabits scale every rate by 2^20 / 10^6", "[sim]")
+{
+  const auto t = ccsim::sim::load_topology(write_temp_file(
+      "mb.json", with("\"latency_us\": 5}", "\"latency_us\": 5, \"bits_per_megabit\": 1048576}")));
+  CHECK(t.nic_bytes_per_s == Approx(80e9 / 8 * 1.048576));
 }
