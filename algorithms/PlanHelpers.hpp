@@ -21,9 +21,10 @@ inline sim::KernelOp kernel(std::string name, std::uint64_t bytes)
   return sim::KernelOp{std::move(name), bytes};
 }
 
-inline sim::OptimizerOp optimizer(std::string name, std::uint64_t params)
+/// The optimizer step; `fallback` names the measured optimizer to use when `name` has no measurement.
+inline sim::OptimizerOp optimizer(std::string name, std::uint64_t params, std::string fallback = "")
 {
-  return sim::OptimizerOp{std::move(name), params};
+  return sim::OptimizerOp{std::move(name), std::move(fallback), params};
 }
 
 /// A --param value that must lie in [lo, hi]; plan() reports violations as std::invalid_argument.

@@ -52,7 +52,8 @@ struct KernelOp {
 /// The optimizer update on every GPU; cost from the workload's calibration for this GPU
 /// (optimizer_s[name]) or else from `bytes_touched` / memory bandwidth.
 struct OptimizerOp {
-  std::string optimizer;      // "adam", "lamb", ...
+  std::string optimizer;      // "adam", "lamb", "onebit-lamb", ...: looked up in the workload's optimizer_s
+  std::string fallback;       // measured name to use when `optimizer` has no measurement ("" = none)
   std::uint64_t params;       // parameters this GPU updates (a shard under sharded DP)
   double bytes_touched_per_param = 16.0; // fp32 param, grad, m, v read+write
 };

@@ -80,6 +80,13 @@ Platform build_platform(const Topology& topo, int gpus)
     auto* nic         = parent->create_split_duplex_link("nic" + std::to_string(node), uplink);
     nic->set_latency(topo.nic_latency_s)->seal();
     std::vector<sg4::LinkInRoute> up{{nic, Direction::UP}};
+    if (topo.per_flow_bytes_per_s) {
+      // A FATPIPE link gives every flow crossing it the full rate without sharing: a per-flow cap (one TCP
+      // stream's ceiling) on inter-node traffic only, since intra-node routes never leave the node zone.
+      auto* cap = parent->create_link("flowcap" + std::to_string(node), *topo.per_flow_bytes_per_s);
+      cap->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)->seal();
+      up.emplace_back(cap);
+    }
     if (extra != nullptr)
       up.emplace_back(extra, Direction::UP);
     parent->add_route(zone->get_netpoint(), nullptr, gw, nullptr, up, true);

@@ -40,8 +40,12 @@ ComputeTimes compute_times(const Topology& topo, const Workload& workload, const
 
 double optimizer_seconds(const Topology& topo, const Workload& workload, const OptimizerOp& op)
 {
-  if (const auto t = workload.find_optimizer(topo.gpu.name, op.optimizer, topo.software); t && workload.params > 0)
-    return *t * static_cast<double>(op.params) / static_cast<double>(workload.params);
+  for (const auto& name : {op.optimizer, op.fallback}) {
+    if (name.empty())
+      continue;
+    if (const auto t = workload.find_optimizer(topo.gpu.name, name, topo.software); t && workload.params > 0)
+      return *t * static_cast<double>(op.params) / static_cast<double>(workload.params);
+  }
   return static_cast<double>(op.params) * op.bytes_touched_per_param / topo.gpu.memory_bytes_per_s;
 }
 
@@ -74,12 +78,7 @@ sg4::CommPtr start_flow(Ctx& c, int src, int dst, std::uint64_t bytes)
   const bool inter = c.platform.node_of(src) != c.platform.node_of(dst);
   (inter ? c.inter_bytes : c.intra_bytes) += static_cast<double>(bytes);
   ++c.events;
-  auto comm = sg4::Comm::sendto_init(c.platform.gpus[src], c.platform.gpus[dst]);
-  comm->set_payload_size(bytes);
-  if (inter && c.topo->per_flow_bytes_per_s)
-    comm->set_rate(*c.topo->per_flow_bytes_per_s);
-  comm->start();
-  return comm;
+  return sg4::Comm::sendto_async(c.platform.gpus[src], c.platform.gpus[dst], bytes);
 }
 
 /// Runs one collective on every group of its kind; returns the simulated seconds it took.
@@ -171,18 +170,14 @@ sg4::Mailbox* mailbox(int chain, int stage, char dir)
 
 /// Sends of one stage in one direction go out one after another, as NCCL p2p calls queued on one stream do,
 /// while the stage keeps computing: a companion actor takes send requests from a local queue.
-void sender_actor(Ctx* c, sg4::Mailbox* queue, sg4::Mailbox* peer, std::uint64_t bytes, int count, bool inter,
+void sender_actor(sg4::Mailbox* queue, sg4::Mailbox* peer, std::uint64_t bytes, int count,
                   std::vector<double>* durations)
 {
   static int token = 0;
   for (int i = 0; i < count; ++i) {
     queue->get<int>();
     const double t0 = sg4::Engine::get_clock();
-    auto comm       = peer->put_init(&token, bytes);
-    if (inter && c->topo->per_flow_bytes_per_s)
-      comm->set_rate(*c->topo->per_flow_bytes_per_s);
-    comm->start();
-    comm->wait();
+    peer->put(&token, bytes);
     if (durations != nullptr)
       durations->push_back(sg4::Engine::get_clock() - t0);
   }
@@ -218,7 +213,7 @@ void stage_actor(StageJob job)
       queue  = sg4::Mailbox::by_name(fmt::format("q{}s{}{}", job.chain, job.stage, dir));
       queue->set_receiver(nullptr);
       sender = sg4::Actor::create(fmt::format("send{}-{}{}", job.chain, job.stage, dir), sg4::this_actor::get_host(),
-                                  sender_actor, &c, queue, mailbox(job.chain, peer, dir), bytes, m, inter,
+                                  sender_actor, queue, mailbox(job.chain, peer, dir), bytes, m,
                                   measured ? (fwd ? job.fw_comm : job.bw_comm) : nullptr);
     }
     for (int i = 0; i < m; ++i) {

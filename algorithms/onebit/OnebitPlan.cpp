@@ -52,7 +52,8 @@ sim::StepPlan OnebitPlan::plan(const sim::StepShape& s, const ParamValues& p) co
     c.ops.push_back(collective("allgather server scales", sim::Collective::ALL_GATHER, sim::GroupKind::DATA_PARALLEL,
                                layout.scales_bytes()));
     c.ops.push_back(kernel("onebit_decompress", fp32_bytes));
-    c.ops.push_back(optimizer(optimizer_, s.params_per_rank));
+    // The compressed-stage update is its own optimizer (SLAMB Table 9 times 1-bit LAMB separately from LAMB).
+    c.ops.push_back(optimizer(name_, s.params_per_rank, optimizer_));
     add_tensor_parallel_traffic(c, s);
     plan.phases.push_back(c);
   }

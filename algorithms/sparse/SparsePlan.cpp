@@ -43,7 +43,7 @@ sim::StepPlan SparsePlan::plan(const sim::StepShape& s, const ParamValues& p) co
     sparse.ops.push_back(collective("allreduce masked momentum", sim::Collective::ALL_REDUCE,
                                     sim::GroupKind::DATA_PARALLEL, static_cast<std::uint64_t>(selected * value_bytes)));
   }
-  sparse.ops.push_back(optimizer("lamb", s.params_per_rank));
+  sparse.ops.push_back(optimizer(name_, s.params_per_rank, "lamb"));
   add_tensor_parallel_traffic(sparse, s);
   if (kind_ != SparseKind::SLAMB)
     return {{sparse}};
