@@ -50,8 +50,8 @@ const std::vector<std::unique_ptr<PlanAlgorithm>>& registry()
                                               "SDP4Bit part: two-level 8/4-bit gradients without Hadamard"));
     t.push_back(std::make_unique<ShardedPlan>("tlq-hs", WeightComm::BF16, GradComm::TLQ_HS,
                                               "SDP4Bit part: two-level gradients with Hadamard smoothing"));
-    t.push_back(std::make_unique<ShardedPlan>("ulq", WeightComm::BF16, GradComm::ULQ_INT4,
-                                              "baseline: one-level 4-bit gradient all-to-all"));
+    t.push_back(std::make_unique<ShardedPlan>("ulq", WeightComm::BF16, GradComm::QGZ_INT4,
+                                              "SDP4Bit baseline ULq: ZeRO++ qgZ, 4-bit gradients in both all-to-all stages"));
     t.push_back(std::make_unique<PipelinePlan>("fp32-pipeline", ActivationComm::FP32,
                                                "GPipe with fp32 activations and gradients"));
     t.push_back(std::make_unique<PipelinePlan>("directq", ActivationComm::DIRECT_QUANT,
