@@ -1,0 +1,42 @@
+#pragma once
+// The 1-bit compressed allreduce of 1-bit Adam / 1-bit LAMB over N in-process workers, exactly as DeepSpeed's
+// NcclBackend.compressed_allreduce (notes/reference-implementations.md §1.2): worker error feedback and
+// signs -> chunk r to rank r (alltoall) -> server average of the decompressed chunks + server error feedback
+// -> allgather of server signs and scales. The bytes "sent" are the packed buffers themselves.
+
+#include "numerics/OnebitLayout.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace ccsim::numerics {
+
+class CompressedAllreduce {
+public:
+  CompressedAllreduce(std::size_t numel, std::size_t workers);
+
+  /// buffers[w] (numel values each) are replaced by the same compressed average. Error state persists.
+  void run(std::vector<float*>& buffers);
+
+  const OnebitLayout& layout() const { return layout_; }
+  const std::vector<float>& worker_error(std::size_t w) const { return worker_error_[w]; }
+  const std::vector<float>& server_error(std::size_t r) const { return server_error_[r]; }
+  /// Bytes one worker has put on the wire so far (packed signs and fp32 scales it sent to other ranks).
+  std::uint64_t bytes_sent_per_worker() const { return bytes_sent_; }
+  /// The last call's packed worker signs of worker w (padded/8 bytes) and its scale.
+  const std::vector<std::uint8_t>& worker_bits(std::size_t w) const { return worker_bits_[w]; }
+  float worker_scale(std::size_t w) const { return worker_scale_[w]; }
+  float server_scale(std::size_t r) const { return server_scale_[r]; }
+
+private:
+  OnebitLayout layout_;
+  std::vector<std::vector<float>> worker_error_; // padded length each, fp32 (tail carries error too, §1.4)
+  std::vector<std::vector<float>> server_error_; // chunk length each
+  std::vector<std::vector<std::uint8_t>> worker_bits_;
+  std::vector<float> worker_scale_;
+  std::vector<float> server_scale_;
+  std::vector<float> padded_;
+  std::uint64_t bytes_sent_ = 0;
+};
+
+} // namespace ccsim::numerics
