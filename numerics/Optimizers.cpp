@@ -1,0 +1,196 @@
+// Optimizer math and the distributed wrappers (dense, 1-bit Adam, naive 1-bit gradient Adam).
+#include "numerics/Optimizers.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace ccsim::numerics {
+
+Vec average(const std::vector<Vec>& v)
+{
+  Vec sum = Vec::Zero(v.at(0).size());
+  for (const auto& x : v)
+    sum += x;
+  return sum / static_cast<float>(v.size());
+}
+
+std::uint64_t ring_allreduce_bytes(std::size_t numel, std::size_t workers)
+{
+  return workers < 2 ? 0 : 2ull * (workers - 1) * 4ull * numel / workers;
+}
+
+void adam_update(Vec& x, const Vec& g, AdamState& s, double lr, double b1, double b2, double eps, double wd,
+                 bool bias_correction)
+{
+  if (s.m.size() == 0)
+    s.m = Vec::Zero(x.size()), s.v = Vec::Zero(x.size());
+  ++s.step;
+  s.m = static_cast<float>(b1) * s.m + static_cast<float>(1 - b1) * g;
+  s.v = static_cast<float>(b2) * s.v + static_cast<float>(1 - b2) * g.cwiseProduct(g);
+  double step_lr = lr;
+  if (bias_correction)
+    step_lr = lr * std::sqrt(1 - std::pow(b2, s.step)) / (1 - std::pow(b1, s.step));
+  const Vec update = (s.m.array() / (s.v.array().sqrt() + static_cast<float>(eps))).matrix() + static_cast<float>(wd) * x;
+  x -= static_cast<float>(step_lr) * update;
+}
+
+void lamb_update(Vec& x, const Vec& g, AdamState& s, const TensorLayout& layout, double lr, double b1, double b2,
+                 double eps, double wd, double c_min, double c_max)
+{
+  if (s.m.size() == 0)
+    s.m = Vec::Zero(x.size()), s.v = Vec::Zero(x.size());
+  ++s.step;
+  s.m = static_cast<float>(b1) * s.m + static_cast<float>(1 - b1) * g;
+  s.v = static_cast<float>(b2) * s.v + static_cast<float>(1 - b2) * g.cwiseProduct(g);
+  for (const auto& t : layout) {
+    auto xs           = x.segment(static_cast<long>(t.offset), static_cast<long>(t.size));
+    const Vec u       = (s.m.segment(static_cast<long>(t.offset), static_cast<long>(t.size)).array() /
+                   (s.v.segment(static_cast<long>(t.offset), static_cast<long>(t.size)).array().sqrt() + static_cast<float>(eps)))
+                      .matrix() + static_cast<float>(wd) * xs;
+    const double xn   = xs.norm(), un = u.norm();
+    // 1-bit LAMB eq. (1): c = clip(||x|| / ||u||, c_min, c_max); a zero norm keeps the plain step (ratio 1).
+    const double ratio = (xn > 0 && un > 0) ? std::clamp(xn / un, c_min, c_max) : 1.0;
+    xs -= static_cast<float>(lr * ratio) * u;
+  }
+}
+
+namespace {
+double get(const Hyper& h, const char* key, double fallback)
+{
+  const auto it = h.find(key);
+  return it == h.end() ? fallback : it->second;
+}
+
+/// Uncompressed data parallelism: average the gradients (fp32 ring allreduce bytes), then each worker updates.
+class Dense : public DistributedOptimizer {
+public:
+  Dense(std::string kind, TensorLayout layout, std::size_t workers, const Hyper& h)
+      : kind_(std::move(kind)), layout_(std::move(layout)), workers_(workers), h_(h), state_(workers)
+  {
+  }
+  void step(std::vector<Vec>& params, const std::vector<Vec>& grads) override
+  {
+    const Vec g = average(grads);
+    bytes_ += ring_allreduce_bytes(static_cast<std::size_t>(g.size()), workers_);
+    for (std::size_t w = 0; w < workers_; ++w) {
+      if (kind_ == "sgd") {
+        if (state_[w].m.size() == 0)
+          state_[w].m = Vec::Zero(g.size());
+        state_[w].m = static_cast<float>(get(h_, "beta1", 0.9)) * state_[w].m + g;
+        params[w] -= static_cast<float>(get(h_, "lr", 0.01)) * state_[w].m;
+      } else if (kind_ == "adam") {
+        adam_update(params[w], g, state_[w], get(h_, "lr", 1e-3), get(h_, "beta1", 0.9), get(h_, "beta2", 0.999),
+                    get(h_, "eps", 1e-8), get(h_, "weight_decay", 0), get(h_, "bias_correction", 1) != 0);
+      } else {
+        lamb_update(params[w], g, state_[w], layout_, get(h_, "lr", 1e-3), get(h_, "beta1", 0.9), get(h_, "beta2", 0.999),
+                    get(h_, "eps", 1e-6), get(h_, "weight_decay", 0), get(h_, "c_min", 0.01), get(h_, "c_max", 0.3));
+      }
+    }
+  }
+
+private:
+  std::string kind_;
+  TensorLayout layout_;
+  std::size_t workers_;
+  Hyper h_;
+  std::vector<AdamState> state_;
+};
+
+/// 1-bit Adam (1-bit Adam Algorithm 1; DeepSpeed fp16/onebit/adam.py, notes §2): Adam on averaged gradients for
+/// freeze_step steps, then the variance is frozen and each worker's LOCAL momentum m = b1·m + (1-b1)·g_local
+/// goes through the compressed allreduce with error feedback; x -= lr · m / (sqrt(v) + eps). No bias correction.
+class OnebitAdam : public DistributedOptimizer {
+public:
+  OnebitAdam(std::size_t n, std::size_t workers, const Hyper& h)
+      : workers_(workers), h_(h), state_(workers), ar_(n, workers), freeze_(static_cast<long>(get(h, "freeze_step", 100)))
+  {
+  }
+  std::string phase() const override { return steps_ < freeze_ ? "warmup" : "compressed"; }
+  void step(std::vector<Vec>& params, const std::vector<Vec>& grads) override
+  {
+    const double lr = get(h_, "lr", 1e-3), b1 = get(h_, "beta1", 0.9), b2 = get(h_, "beta2", 0.999), eps = get(h_, "eps", 1e-8);
+    const double wd = get(h_, "weight_decay", 0);
+    if (steps_ < freeze_) {
+      const Vec g = average(grads);
+      bytes_ += ring_allreduce_bytes(static_cast<std::size_t>(g.size()), workers_);
+      for (std::size_t w = 0; w < workers_; ++w)
+        adam_update(params[w], g, state_[w], lr, b1, b2, eps, wd, /*bias_correction=*/false);
+    } else {
+      std::vector<float*> bufs;
+      for (std::size_t w = 0; w < workers_; ++w) {
+        state_[w].m = static_cast<float>(b1) * state_[w].m + static_cast<float>(1 - b1) * grads[w];
+        bufs.push_back(state_[w].m.data());
+      }
+      ar_.run(bufs); // every worker's m becomes the same compressed average
+      for (std::size_t w = 0; w < workers_; ++w) {
+        const Vec u = (state_[w].m.array() / (state_[w].v.array().sqrt() + static_cast<float>(eps))).matrix() +
+                      static_cast<float>(wd) * params[w];
+        params[w] -= static_cast<float>(lr) * u;
+      }
+      bytes_ = warm_bytes_ + ar_.bytes_sent_per_worker();
+    }
+    ++steps_;
+    if (steps_ <= freeze_)
+      warm_bytes_ = bytes_;
+  }
+  const AdamState& state(std::size_t w) const { return state_[w]; }
+
+private:
+  std::size_t workers_;
+  Hyper h_;
+  std::vector<AdamState> state_;
+  CompressedAllreduce ar_;
+  long freeze_;
+  long steps_ = 0;
+  std::uint64_t warm_bytes_ = 0;
+};
+
+/// The naive baseline of 1-bit Adam §3.2 / Fig. 1: error-feedback 1-bit compression of the GRADIENTS, then
+/// Adam (momentum and variance) on the compressed average. The variance sees sign noise, which is why it fails.
+class NaiveOnebitAdam : public DistributedOptimizer {
+public:
+  NaiveOnebitAdam(std::size_t n, std::size_t workers, const Hyper& h) : workers_(workers), h_(h), state_(workers), ar_(n, workers) {}
+  std::string phase() const override { return "compressed"; }
+  void step(std::vector<Vec>& params, const std::vector<Vec>& grads) override
+  {
+    std::vector<Vec> g = grads;
+    std::vector<float*> bufs;
+    for (auto& v : g)
+      bufs.push_back(v.data());
+    ar_.run(bufs);
+    for (std::size_t w = 0; w < workers_; ++w)
+      adam_update(params[w], g[w], state_[w], get(h_, "lr", 1e-3), get(h_, "beta1", 0.9), get(h_, "beta2", 0.999),
+                  get(h_, "eps", 1e-8), get(h_, "weight_decay", 0), get(h_, "bias_correction", 1) != 0);
+    bytes_ = ar_.bytes_sent_per_worker();
+  }
+
+private:
+  std::size_t workers_;
+  Hyper h_;
+  std::vector<AdamState> state_;
+  CompressedAllreduce ar_;
+};
+} // namespace
+
+std::unique_ptr<DistributedOptimizer> make_distributed_optimizer(const std::string& name, const TensorLayout& layout,
+                                                                 std::size_t workers, const Hyper& hyper)
+{
+  static const std::vector<std::string> keys = {"lr", "beta1", "beta2", "eps", "weight_decay", "bias_correction",
+                                                "c_min", "c_max", "freeze_step"};
+  for (const auto& [k, _] : hyper)
+    if (std::find(keys.begin(), keys.end(), k) == keys.end())
+      throw std::invalid_argument("unknown optimizer parameter '" + k + "'");
+  std::size_t n = 0;
+  for (const auto& t : layout)
+    n = std::max(n, t.offset + t.size);
+  if (name == "sgd" || name == "adam" || name == "lamb")
+    return std::make_unique<Dense>(name, layout, workers, hyper);
+  if (name == "onebit-adam")
+    return std::make_unique<OnebitAdam>(n, workers, hyper);
+  if (name == "naive-1bit-adam")
+    return std::make_unique<NaiveOnebitAdam>(n, workers, hyper);
+  throw std::invalid_argument("no numeric update for '" + name + "' (trainable: sgd, adam, lamb, onebit-adam, naive-1bit-adam)");
+}
+
+} // namespace ccsim::numerics

@@ -1,0 +1,102 @@
+// Optimizer steps against closed forms, and 1-bit Adam's reduction to Adam before its freeze.
+#include "numerics/Optimizers.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+using namespace ccsim::numerics;
+
+TEST_CASE("adam_update: one step with bias correction moves each coordinate by lr·sign(g)", "[numerics]")
+{
+  // Step 1: m = 0.1 g, v = 0.001 g²; corrected m̂ = g, v̂ = g², update = g/(|g| + eps) ≈ sign(g).
+  Vec x(3), g(3);
+  x << 1, 2, 3;
+  g << 0.5, -2, 0;
+  AdamState s;
+  adam_update(x, g, s, 0.1, 0.9, 0.999, 1e-8, 0, /*bias_correction=*/true);
+  CHECK(x[0] == Approx(1 - 0.1 * 0.5 / (0.5 + 1e-8)));
+  CHECK(x[1] == Approx(2 + 0.1 * 2 / (2 + 1e-8)));
+  CHECK(x[2] == Approx(3));
+  CHECK(s.m[1] == Approx(-0.2));
+  CHECK(s.v[1] == Approx(0.004));
+}
+
+TEST_CASE("adam_update: without bias correction the first step is lr·0.1g/(sqrt(0.001)|g| + eps)", "[numerics]")
+{
+  Vec x(1), g(1);
+  x << 0;
+  g << 1;
+  AdamState s;
+  adam_update(x, g, s, 1.0, 0.9, 0.999, 0, 0, /*bias_correction=*/false);
+  CHECK(x[0] == Approx(-0.1 / std::sqrt(0.001))); // -3.1623
+}
+
+TEST_CASE("lamb_update: the trust ratio ||x||/||u|| is clipped into [c_min, c_max] per tensor", "[numerics]")
+{
+  // Two tensors. After one step (no bias correction in LAMB's moments here) u = m/sqrt(v) = 0.1g/(sqrt(0.001)|g|)
+  // = 3.1623·sign(g) elementwise (eps 0).
+  Vec x(4), g(4);
+  x << 3, 4, 0.01f, 0;  // tensor A: ||x|| = 5; tensor B: ||x|| = 0.01
+  g << 1, 1, 1, -1;
+  const TensorLayout layout = {{"A", 0, 2}, {"B", 2, 2}};
+  AdamState s;
+  lamb_update(x, g, s, layout, 0.1, 0.9, 0.999, 0, 0, 0.01, 0.3);
+  const double u = 0.1 / std::sqrt(0.001);
+  // A: ratio = 5 / (u·sqrt2) = 1.118 -> clipped to 0.3
+  CHECK(x[0] == Approx(3 - 0.1 * 0.3 * u));
+  // B: ratio = 0.01 / (u·sqrt2) = 0.00224 -> clipped up to 0.01
+  CHECK(x[3] == Approx(0 + 0.1 * 0.01 * u));
+}
+
+TEST_CASE("OnebitAdam: with freeze_step beyond the run it is Adam without bias correction", "[numerics]")
+{
+  const std::size_t W = 4, n = 10;
+  const TensorLayout layout = {{"all", 0, n}};
+  auto onebit = make_distributed_optimizer("onebit-adam", layout, W, {{"lr", 0.01}, {"freeze_step", 100}});
+  std::vector<Vec> xs(W, Vec::LinSpaced(n, -1, 1));
+  Vec ref = Vec::LinSpaced(n, -1, 1);
+  AdamState rs;
+  std::mt19937 rng(3);
+  std::normal_distribution<float> d;
+  for (int step = 0; step < 5; ++step) {
+    std::vector<Vec> grads(W, Vec(n));
+    for (auto& g : grads)
+      for (long i = 0; i < g.size(); ++i)
+        g[i] = d(rng);
+    onebit->step(xs, grads);
+    adam_update(ref, average(grads), rs, 0.01, 0.9, 0.999, 1e-8, 0, false);
+  }
+  for (std::size_t w = 0; w < W; ++w)
+    for (std::size_t i = 0; i < n; ++i)
+      CHECK(xs[w][i] == Approx(ref[i]).epsilon(1e-6));
+  CHECK(onebit->phase() == "warmup");
+  CHECK(onebit->bytes_sent_per_worker() == 5 * ring_allreduce_bytes(n, W));
+}
+
+TEST_CASE("OnebitAdam: after the freeze workers stay identical and send 1-bit bytes", "[numerics]")
+{
+  const std::size_t W = 2, n = 16;
+  auto opt = make_distributed_optimizer("onebit-adam", {{"all", 0, n}}, W, {{"lr", 0.01}, {"freeze_step", 2}});
+  std::vector<Vec> xs(W, Vec::Ones(n));
+  std::mt19937 rng(5);
+  std::normal_distribution<float> d;
+  for (int step = 0; step < 6; ++step) {
+    std::vector<Vec> grads(W, Vec(n));
+    for (auto& g : grads)
+      for (long i = 0; i < g.size(); ++i)
+        g[i] = d(rng);
+    opt->step(xs, grads);
+  }
+  CHECK(opt->phase() == "compressed");
+  CHECK((xs[0] - xs[1]).norm() == 0);
+  // 2 warm-up steps of fp32 ring bytes + 4 compressed steps of OnebitLayout(16, 2) wire bytes
+  CHECK(opt->bytes_sent_per_worker() == 2 * ring_allreduce_bytes(n, W) + 4 * OnebitLayout(n, W).wire_bytes_per_worker());
+}
+
+TEST_CASE("make_distributed_optimizer: unknown names and keys are rejected", "[numerics]")
+{
+  CHECK_THROWS_AS(make_distributed_optimizer("adamax", {{"all", 0, 4}}, 2, {}), std::invalid_argument);
+  CHECK_THROWS_AS(make_distributed_optimizer("adam", {{"all", 0, 4}}, 2, {{"lrr", 1}}), std::invalid_argument);
+}
