@@ -1,6 +1,15 @@
-// PLACEHOLDER until the convergence engineer registers the numeric updates (issue 6).
+// The algorithms with a numeric update for `ccsim train` (numerics::make_distributed_optimizer).
 #include "algorithms/Registry.hpp"
 
 namespace ccsim::algorithms {
-std::vector<AlgorithmInfo> update_algorithm_infos() { return {}; }
+
+std::vector<AlgorithmInfo> update_algorithm_infos()
+{
+  return {{"sgd", "momentum SGD on averaged gradients (train only)", false, true},
+          {"adam", "", false, true},
+          {"lamb", "", false, true},
+          {"onebit-adam", "", false, true},
+          {"naive-1bit-adam", "", false, true}};
+}
+
 } // namespace ccsim::algorithms

@@ -1,10 +1,152 @@
-// PLACEHOLDER: `ccsim train` is being built; this file is replaced by its implementation.
+// `ccsim train`: genuine convergence runs of proxy models with N in-process workers through the real
+// compressors; with --topology/--gpus also loss against simulated cluster time (time-to-accuracy).
+#include "algorithms/Training.hpp"
 #include "cli/Command.hpp"
+#include "cli/Options.hpp"
+#include "cli/Simulation.hpp"
+#include "cli/Table.hpp"
+#include "numerics/cuda/Device.hpp"
 #include "sim/io/JsonInput.hpp"
 
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
 namespace ccsim::cli {
-int cmd_train(const std::vector<std::string>& /*args*/)
+
+namespace {
+std::vector<std::string> split(const std::string& s)
 {
-  throw io::InputError("ccsim train", "", "not available in this build yet");
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty())
+      out.push_back(item);
+  return out;
 }
+
+/// Seconds of each training step on the simulated cluster, by phase name (warm-up steps at their own time).
+nlohmann::json simulated_times(const po::variables_map& vm, const std::string& algorithm)
+{
+  SimulateRequest req;
+  req.topology  = vm["topology"].as<std::string>();
+  req.workload  = vm["workload"].as<std::string>();
+  req.algorithm = algorithm;
+  req.gpus      = vm["gpus"].as<int>();
+  const auto doc = run_simulation_isolated(req);
+  nlohmann::json by_phase = nlohmann::json::object();
+  for (const auto& p : doc["phases"])
+    by_phase[p["name"].get<std::string>()] = p["step_time_s"];
+  return by_phase;
+}
+} // namespace
+
+int cmd_train(const std::vector<std::string>& args)
+{
+  po::options_description desc("ccsim train options");
+  add_common_options(desc);
+  desc.add_options()
+    ("algorithm", po::value<std::string>()->required(), "algorithm, or a comma-separated list to compare")
+    ("model", po::value<std::string>()->default_value("mlp"), "proxy model: mlp")
+    ("workers", po::value<int>()->default_value(16), "in-process data-parallel workers")
+    ("steps", po::value<int>()->default_value(1000), "training steps")
+    ("global-batch", po::value<int>()->default_value(512), "samples per step over all workers")
+    ("param", po::value<std::vector<std::string>>()->composing(), "optimizer parameter key=value (lr, beta1, beta2, eps, weight_decay, freeze_step, c_min, c_max)")
+    ("seed", po::value<std::uint64_t>()->default_value(1), "seed (data, model and compressors)")
+    ("backend", po::value<std::string>()->default_value("cpu"), "cpu or cuda")
+    ("topology", po::value<std::string>(), "with --gpus: also report loss against simulated time on this cluster")
+    ("gpus", po::value<int>(), "GPUs of the simulated cluster")
+    ("workload", po::value<std::string>()->default_value("bert-large"), "model whose step time the simulation uses")
+    ("plot", po::value<std::string>(), "write loss curves (PNG + SVG) into this folder");
+  po::variables_map vm;
+  if (!parse_options("train", args, desc, vm))
+    return 0;
+  const Format format = output_format(vm);
+  const std::string backend = vm["backend"].as<std::string>();
+  if (backend != "cpu" && backend != "cuda")
+    throw io::InputError("--backend", "", "'" + backend + "' is not one of: cpu, cuda");
+  if (backend == "cuda" && numerics::cuda::device_count() == 0)
+    throw io::InputError("--backend", "", numerics::cuda::built_with_cuda() ? "cuda: no CUDA device found"
+                                                                             : "cuda: ccsim was built without CUDA");
+  if (backend == "cuda")
+    throw io::InputError("--backend", "", "cuda: the training loop runs its compressors on the CPU in this version");
+  if ((vm.count("topology") != 0) != (vm.count("gpus") != 0))
+    throw io::InputError(vm.count("topology") != 0 ? "--gpus" : "--topology", "", "--topology and --gpus go together");
+
+  numerics::Hyper hyper;
+  if (vm.count("param") != 0)
+    for (const auto& [k, v] : parse_key_values(vm["param"].as<std::vector<std::string>>(), "--param")) {
+      try {
+        hyper[k] = std::stod(v);
+      } catch (const std::exception&) {
+        throw io::InputError("--param", "", k + "=" + v + ": value must be a number");
+      }
+    }
+
+  nlohmann::json runs = nlohmann::json::array();
+  for (const auto& algorithm : split(vm["algorithm"].as<std::string>())) {
+    algorithms::TrainConfig cfg;
+    cfg.algorithm    = algorithm;
+    cfg.model        = vm["model"].as<std::string>();
+    cfg.workers      = vm["workers"].as<int>();
+    cfg.steps        = vm["steps"].as<int>();
+    cfg.global_batch = vm["global-batch"].as<int>();
+    cfg.seed         = vm["seed"].as<std::uint64_t>();
+    cfg.hyper        = hyper;
+    algorithms::TrainResult r;
+    try {
+      r = algorithms::train(cfg);
+    } catch (const std::invalid_argument& e) {
+      throw io::InputError("ccsim train", "", algorithm + ": " + e.what());
+    }
+    nlohmann::json run = {{"algorithm", algorithm}, {"final_loss", r.final_loss}, {"loss_curve", r.loss_curve},
+                          {"bytes_per_worker", r.bytes_per_worker}, {"wall_s", r.wall_s}};
+    if (vm.count("topology") != 0) {
+      const auto times = simulated_times(vm, algorithm);
+      nlohmann::json curve = nlohmann::json::array();
+      double t             = 0;
+      std::size_t next     = 0;
+      curve.push_back({0.0, r.loss_curve.front().second});
+      for (std::size_t s = 0; s < r.step_phase.size(); ++s) {
+        const auto& phase = r.step_phase[s];
+        t += times.contains(phase) ? times[phase].get<double>() : times.begin()->get<double>();
+        while (next < r.loss_curve.size() && r.loss_curve[next].first <= static_cast<int>(s + 1)) {
+          if (r.loss_curve[next].first == static_cast<int>(s + 1))
+            curve.push_back({t, r.loss_curve[next].second});
+          ++next;
+        }
+      }
+      run["time_curve"] = curve;
+    }
+    runs.push_back(run);
+  }
+
+  const nlohmann::json doc = runs.size() == 1 ? runs[0] : nlohmann::json{{"runs", runs}};
+  if (vm.count("plot") != 0) {
+    namespace fs = std::filesystem;
+    const fs::path dir = vm["plot"].as<std::string>();
+    fs::create_directories(dir);
+    std::ofstream(dir / "train.json") << nlohmann::json{{"runs", runs}}.dump(2) << "\n";
+    const std::string py = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+    const std::string cmd = py + " '" + (fs::path(io::data_dir()) / "plots" / "loss_curves.py").string() + "' '" +
+                            (dir / "train.json").string() + "' >&2";
+    if (std::system(cmd.c_str()) != 0)
+      std::cerr << "ccsim train: warning: loss curves not drawn (needs python3-matplotlib)\n";
+  }
+  if (format == Format::JSON) {
+    std::cout << doc.dump(2) << "\n";
+    return 0;
+  }
+  Table t({"algorithm", "final held-out loss", "bytes/worker (MB)", "wall (s)"});
+  for (const auto& run : runs)
+    t.add_row({run["algorithm"].get<std::string>(), format_number(run["final_loss"].get<double>(), 5),
+               format_number(run["bytes_per_worker"].get<double>() / 1e6), format_number(run["wall_s"].get<double>(), 3)});
+  t.print(std::cout);
+  return 0;
+}
+
 } // namespace ccsim::cli

@@ -21,7 +21,7 @@ TEST_CASE("StepEngine: a data-parallel step is accumulation x (f + b) + kernels 
     sim::StepPlan plan{{sim::PhasePlan{"p", 1.0,
                                        {sim::KernelOp{"onebit_compress", 1000000000},
                                         sim::CommOp{"ar", sim::Collective::ALL_REDUCE, sim::GroupKind::DATA_PARALLEL, bytes},
-                                        sim::OptimizerOp{"adam", 500000}},
+                                        sim::OptimizerOp{"adam", "", 500000}},
                                        std::nullopt}}};
     const auto r = sim::simulate_step(topo, w, plan, s, sim::Fidelity::EXACT, false);
     const auto& p = r.phases.at(0);

@@ -1,0 +1,56 @@
+// The training loop shared by every trainable algorithm.
+#include "algorithms/Training.hpp"
+
+#include "workloads/proxy/Mlp.hpp"
+
+#include <chrono>
+#include <stdexcept>
+
+namespace ccsim::algorithms {
+
+std::vector<std::string> proxy_models()
+{
+  return {"mlp"};
+}
+
+TrainResult train(const TrainConfig& c)
+{
+  if (c.model != "mlp")
+    throw std::invalid_argument("unknown model '" + c.model + "' (known: mlp)");
+  if (c.workers < 1 || c.steps < 1 || c.global_batch < c.workers || c.global_batch % c.workers != 0)
+    throw std::invalid_argument("global batch " + std::to_string(c.global_batch) + " must be a positive multiple of " +
+                                std::to_string(c.workers) + " workers");
+  const auto wall0 = std::chrono::steady_clock::now();
+  const workloads::Mlp model(32, 64, 10, c.seed);
+  numerics::Hyper hyper = c.hyper;
+  hyper.emplace("lr", 0.003);
+  if (c.algorithm != "sgd" && c.algorithm != "lamb")
+    hyper.emplace("bias_correction", 0.0);
+  if (c.algorithm == "onebit-adam" && hyper.count("freeze_step") == 0)
+    hyper["freeze_step"] = static_cast<double>(std::max(1, c.steps * 15 / 100));
+  auto opt = numerics::make_distributed_optimizer(c.algorithm, model.layout(), static_cast<std::size_t>(c.workers), hyper);
+
+  std::vector<numerics::Vec> params(static_cast<std::size_t>(c.workers), model.initial_params(c.seed));
+  std::vector<numerics::Vec> grads(static_cast<std::size_t>(c.workers));
+  const int local = c.global_batch / c.workers;
+  TrainResult r;
+  r.loss_curve.emplace_back(0, model.eval_loss(params[0]));
+  for (int step = 1; step <= c.steps; ++step) {
+    for (int w = 0; w < c.workers; ++w) {
+      workloads::Mat x;
+      std::vector<int> y;
+      model.sample(local, static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(step), x, y);
+      model.loss(params[static_cast<std::size_t>(w)], x, y, &grads[static_cast<std::size_t>(w)]);
+    }
+    r.step_phase.push_back(opt->phase());
+    opt->step(params, grads);
+    if (step % c.eval_every == 0 || step == c.steps)
+      r.loss_curve.emplace_back(step, model.eval_loss(params[0]));
+  }
+  r.final_loss       = r.loss_curve.back().second;
+  r.bytes_per_worker = opt->bytes_sent_per_worker();
+  r.wall_s           = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return r;
+}
+
+} // namespace ccsim::algorithms
