@@ -238,37 +238,39 @@ std::vector<nlohmann::json> assemble_rows(const Experiment& e, const std::vector
     }
     rows.push_back(row);
   }
-  // speedup over the baseline algorithm at the same point
-  if (!e.baseline_algorithm.empty()) {
-    std::map<std::string, double> base;
-    for (const auto& r : rows)
-      if (r.value("algorithm", "") == e.baseline_algorithm && r.contains("samples_per_s"))
-        base[key_without(r, "algorithm")] = r["samples_per_s"].get<double>();
-    for (auto& r : rows) {
-      nlohmann::json axes = r;
-      for (const char* k : {"label", "error", "phases", "paper", "predicted", "error_pct"})
-        axes.erase(k);
-      for (const auto& m : known_metrics())
-        axes.erase(m);
-      const auto it = base.find(key_without(axes, "algorithm"));
-      if (it != base.end() && r.contains("samples_per_s"))
-        r["speedup"] = r["samples_per_s"].get<double>() / it->second;
-    }
-  }
-  // scaling efficiency: per-GPU throughput relative to the fewest-GPU point that differs only in gpus
-  std::map<std::string, std::pair<int, double>> smallest;
+  // A row's configuration alone (its axes), without results, for matching comparable rows.
   auto axes_of = [](const nlohmann::json& r) {
     nlohmann::json axes = r;
-    for (const char* k : {"label", "error", "phases", "paper", "predicted", "error_pct", "speedup", "global_batch"})
+    for (const char* k : {"label", "error", "phases", "paper", "predicted", "error_pct", "speedup", "scaling_efficiency"})
       axes.erase(k);
     for (const auto& m : known_metrics())
       axes.erase(m);
     return axes;
   };
+  // speedup over the baseline algorithm at the same point
+  if (!e.baseline_algorithm.empty()) {
+    std::map<std::string, double> base;
+    for (const auto& r : rows)
+      if (r.value("algorithm", "") == e.baseline_algorithm && r.contains("samples_per_s"))
+        base[key_without(axes_of(r), "algorithm")] = r["samples_per_s"].get<double>();
+    for (auto& r : rows) {
+      const auto it = base.find(key_without(axes_of(r), "algorithm"));
+      if (it != base.end() && r.contains("samples_per_s"))
+        r["speedup"] = r["samples_per_s"].get<double>() / it->second;
+    }
+  }
+  // scaling efficiency: per-GPU throughput relative to the fewest-GPU point that differs only in gpus (and in
+  // the global batch, so weak scaling compares too)
+  std::map<std::string, std::pair<int, double>> smallest;
+  auto scaling_key = [&](const nlohmann::json& r) {
+    auto axes = axes_of(r);
+    axes.erase("global_batch");
+    return key_without(axes, "gpus");
+  };
   for (const auto& r : rows) {
     if (!r.contains("samples_per_s") || !r.contains("gpus"))
       continue;
-    const auto key = key_without(axes_of(r), "gpus");
+    const auto key = scaling_key(r);
     const int g    = r["gpus"].get<int>();
     auto it        = smallest.find(key);
     if (it == smallest.end() || g < it->second.first)
@@ -277,7 +279,7 @@ std::vector<nlohmann::json> assemble_rows(const Experiment& e, const std::vector
   for (auto& r : rows) {
     if (!r.contains("samples_per_s") || !r.contains("gpus"))
       continue;
-    const auto it = smallest.find(key_without(axes_of(r), "gpus"));
+    const auto it = smallest.find(scaling_key(r));
     if (it != smallest.end() && it->second.first != r["gpus"].get<int>())
       r["scaling_efficiency"] = r["samples_per_s"].get<double>() / r["gpus"].get<int>() / it->second.second;
     else if (it != smallest.end())

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Draws the figure of a `ccsim experiment` run: reads DIR/results.json, writes DIR/figure.png and .svg.
+
+Kinds (the experiment's "figure"):
+  scaling              y (default samples_per_s) against x (default gpus), one line per series (default algorithm)
+  speedup-vs-bandwidth speedup over the baseline against bandwidth_gbps (log x), one line per algorithm
+  breakdown            stacked step time (compute, exposed communication, compression, optimizer) per row
+  paper-vs-predicted   predicted against the paper's value of metric y, with the y = x line
+Paper values, where rows have them, are overlaid as hollow markers.
+"""
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+UNITS = {"samples_per_s": "throughput (samples/s)", "step_time_s": "step time (s)", "tflops_per_gpu": "TFLOP/s per GPU",
+         "allreduce_ms": "allreduce (ms)", "gpus": "GPUs", "bandwidth_gbps": "inter-node bandwidth (Gbit/s)",
+         "scaling_efficiency": "scaling efficiency", "speedup": "speedup over baseline (x)"}
+
+
+def label(key):
+    return UNITS.get(key, key)
+
+
+def series_name(row, series):
+    return " ".join(str(row.get(s, "")) for s in series) if isinstance(series, list) else str(row.get(series, ""))
+
+
+def main(path):
+    doc = json.load(open(path))
+    rows = [r for r in doc["rows"] if "error" not in r]
+    fig_spec = doc.get("figure", {})
+    kind = fig_spec.get("kind", "none")
+    out_dir = os.path.dirname(os.path.abspath(path))
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    if kind in ("scaling", "speedup-vs-bandwidth"):
+        x = fig_spec.get("x", "gpus" if kind == "scaling" else "bandwidth_gbps")
+        y = fig_spec.get("y", "samples_per_s" if kind == "scaling" else "speedup")
+        series = fig_spec.get("series", "algorithm")
+        groups = {}
+        for r in rows:
+            if y in r and x in r:
+                groups.setdefault(series_name(r, series), []).append(r)
+        for i, (name, rs) in enumerate(sorted(groups.items())):
+            rs.sort(key=lambda r: r[x])
+            colour = f"C{i % 10}"
+            ax.plot([r[x] for r in rs], [r[y] for r in rs], "o-", color=colour, label=f"{name} (ccsim)")
+            paper = [(r[x], r["paper"][y]) for r in rs if y in r.get("paper", {})]
+            if paper:
+                ax.plot(*zip(*paper), "s", mfc="none", color=colour, label=f"{name} (paper)")
+        if kind == "speedup-vs-bandwidth" or fig_spec.get("log_x"):
+            ax.set_xscale("log")
+        if kind == "speedup-vs-bandwidth":
+            ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+        ax.set_xlabel(label(x))
+        ax.set_ylabel(label(y))
+        ax.legend(fontsize=8)
+    elif kind == "breakdown":
+        names = [r.get("label") or f"{r.get('algorithm')} {r.get('gpus')}" for r in rows]
+        parts = [("compute_s", "compute"), ("exposed_comm_s", "exposed communication"),
+                 ("compression_s", "compression kernels"), ("optimizer_s", "optimizer")]
+        bottom = [0.0] * len(rows)
+        for i, (key, name) in enumerate(parts):
+            vals = [r.get(key, 0.0) for r in rows]
+            ax.bar(range(len(rows)), vals, bottom=bottom, color=f"C{i}", label=name)
+            bottom = [b + v for b, v in zip(bottom, vals)]
+        ax.set_xticks(range(len(rows)))
+        ax.set_xticklabels(names, rotation=30, ha="right", fontsize=8)
+        ax.set_ylabel("step time (s)")
+        ax.legend(fontsize=8)
+    elif kind == "paper-vs-predicted":
+        y = fig_spec.get("y", "samples_per_s")
+        pts = [(r["paper"][y], r["predicted"][y], r.get("algorithm", "")) for r in rows if y in r.get("paper", {})]
+        algos = sorted({p[2] for p in pts})
+        for i, a in enumerate(algos):
+            sel = [p for p in pts if p[2] == a]
+            ax.plot([p[0] for p in sel], [p[1] for p in sel], "o", color=f"C{i % 10}", label=a)
+        if pts:
+            lo = min(min(p[0], p[1]) for p in pts) * 0.9
+            hi = max(max(p[0], p[1]) for p in pts) * 1.1
+            ax.plot([lo, hi], [lo, hi], "--", color="grey", lw=0.8, label="predicted = paper")
+            ax.fill_between([lo, hi], [lo * 0.92, hi * 0.92], [lo * 1.08, hi * 1.08], color="grey", alpha=0.12,
+                            label="±8 %")
+        ax.set_xlabel(f"paper: {label(y)}")
+        ax.set_ylabel(f"ccsim: {label(y)}")
+        ax.legend(fontsize=8)
+    else:
+        plt.close(fig)
+        return
+    ax.grid(True, alpha=0.3)
+    ax.set_title(fig_spec.get("title", doc.get("experiment", "")), fontsize=10)
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        fig.savefig(os.path.join(out_dir, f"figure.{ext}"), dpi=130)
+    print(f"figure: {os.path.join(out_dir, 'figure.png')}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
