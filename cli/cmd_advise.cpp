@@ -1,10 +1,125 @@
-// PLACEHOLDER: `ccsim advise` is being built; this file is replaced by its implementation.
+// `ccsim advise`: simulate every algorithm that fits the cluster and model, rank them by time per epoch
+// (warm-up phases included at their share of steps), with speedup over the uncompressed baseline.
+#include "algorithms/PlanAlgorithm.hpp"
 #include "cli/Command.hpp"
+#include "cli/Options.hpp"
+#include "cli/Simulation.hpp"
+#include "cli/Table.hpp"
+#include "sim/Workload.hpp"
 #include "sim/io/JsonInput.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+
 namespace ccsim::cli {
-int cmd_advise(const std::vector<std::string>& /*args*/)
+
+int cmd_advise(const std::vector<std::string>& args)
 {
-  throw io::InputError("ccsim advise", "", "not available in this build yet");
+  po::options_description desc("ccsim advise options");
+  add_common_options(desc);
+  desc.add_options()
+    ("topology", po::value<std::string>()->required(), "topology preset or JSON file")
+    ("workload", po::value<std::string>()->required(), "workload preset or JSON file")
+    ("gpus", po::value<int>()->required(), "number of GPUs")
+    ("global-batch", po::value<std::uint64_t>(), "samples per step (default: the workload's)")
+    ("micro-batch", po::value<std::uint64_t>(), "samples per GPU per micro-batch (default: the workload's)")
+    ("bandwidth-gbps", po::value<double>(), "override the inter-node bandwidth per node (Gbit/s)")
+    ("epoch-samples", po::value<double>()->default_value(1e6), "samples in one epoch (time per epoch = samples / throughput)")
+    ("jobs", po::value<int>()->default_value(2), "simulations at once");
+  po::variables_map vm;
+  if (!parse_options("advise", args, desc, vm))
+    return 0;
+  const Format format = output_format(vm);
+  const auto work     = sim::load_workload(io::resolve_preset("workloads", vm["workload"].as<std::string>(), "--workload"));
+  const double epoch  = vm["epoch-samples"].as<double>();
+  if (!(epoch > 0))
+    throw io::InputError("--epoch-samples", "", "must be > 0");
+
+  // Which family fits: pipeline algorithms need a pipelined workload, the others need none.
+  const bool pipelined = work.pp > 1;
+  std::vector<std::string> names;
+  for (const auto* a : algorithms::plan_algorithms()) {
+    const bool pipe = a->parallelism() == algorithms::Parallelism::PIPELINE;
+    if (pipe == pipelined)
+      names.push_back(a->name());
+  }
+  const std::string baseline = pipelined ? "fp32-pipeline" : (work.family == "gpt" ? "megatron-dp" : "adam");
+
+  std::vector<nlohmann::json> results;
+  std::vector<IsolatedRun> running;
+  std::vector<std::string> running_names;
+  auto collect = [&](std::size_t i) {
+    try {
+      auto doc         = finish_isolated(running[i]);
+      doc["algorithm"] = running_names[i];
+      results.push_back(doc);
+    } catch (const io::InputError&) {
+      // this algorithm cannot run this configuration (e.g. batch not divisible): not a candidate
+    }
+    running.erase(running.begin() + static_cast<long>(i));
+    running_names.erase(running_names.begin() + static_cast<long>(i));
+  };
+  for (const auto& name : names) {
+    SimulateRequest req;
+    req.topology       = vm["topology"].as<std::string>();
+    req.workload       = vm["workload"].as<std::string>();
+    req.algorithm      = name;
+    req.gpus           = vm["gpus"].as<int>();
+    if (vm.count("global-batch") != 0)
+      req.global_batch = vm["global-batch"].as<std::uint64_t>();
+    if (vm.count("micro-batch") != 0)
+      req.micro_batch = vm["micro-batch"].as<std::uint64_t>();
+    if (vm.count("bandwidth-gbps") != 0)
+      req.bandwidth_gbps = vm["bandwidth-gbps"].as<double>();
+    if (name == baseline) {
+      // A bad configuration shows up on the baseline first, as the one-line error the user needs.
+      auto doc         = run_simulation_isolated(req);
+      doc["algorithm"] = name;
+      results.push_back(doc);
+      continue;
+    }
+    running.push_back(start_isolated(req));
+    running_names.push_back(name);
+    if (running.size() >= static_cast<std::size_t>(std::max(1, vm["jobs"].as<int>())))
+      collect(0);
+  }
+  while (!running.empty())
+    collect(0);
+
+  double base_rate = 0;
+  for (const auto& r : results)
+    if (r["algorithm"] == baseline)
+      base_rate = r["samples_per_s"].get<double>();
+  std::sort(results.begin(), results.end(),
+            [](const nlohmann::json& a, const nlohmann::json& b) { return a["samples_per_s"].get<double>() > b["samples_per_s"].get<double>(); });
+  nlohmann::json ranking = nlohmann::json::array();
+  for (const auto& r : results) {
+    const double rate = r["samples_per_s"].get<double>();
+    ranking.push_back({{"algorithm", r["algorithm"]},
+                       {"epoch_time_s", epoch / rate},
+                       {"samples_per_s", rate},
+                       {"speedup", base_rate > 0 ? rate / base_rate : 0},
+                       {"inter_node_bytes_per_gpu", r["bytes_per_gpu"]["inter_node"]},
+                       {"phases", r["phases"].size()}});
+  }
+  if (format == Format::JSON) {
+    std::cout << nlohmann::json{{"baseline", baseline}, {"epoch_samples", epoch}, {"ranking", ranking}}.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << fmt::format("{} on {} x {} GPUs, ranked by time per epoch of {:.3g} samples (warm-up phases included); "
+                           "speedup over {}\n",
+                           work.name, vm["topology"].as<std::string>(), vm["gpus"].as<int>(), epoch, baseline);
+  Table t({"rank", "algorithm", "epoch (h)", "samples/s", "speedup (x)", "inter-node per step (MB/GPU)"});
+  int rank = 1;
+  for (const auto& r : ranking)
+    t.add_row({std::to_string(rank++), r["algorithm"].get<std::string>(),
+               format_number(r["epoch_time_s"].get<double>() / 3600), format_number(r["samples_per_s"].get<double>()),
+               format_number(r["speedup"].get<double>(), 3),
+               format_number(r["inter_node_bytes_per_gpu"].get<double>() / 1e6)});
+  t.print(std::cout);
+  return 0;
 }
+
 } // namespace ccsim::cli
