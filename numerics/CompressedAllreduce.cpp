@@ -15,7 +15,10 @@ CompressedAllreduce::CompressedAllreduce(std::size_t numel, std::size_t workers)
       worker_bits_(workers, std::vector<std::uint8_t>(layout_.padded_numel() / 8)),
       worker_scale_(workers, 0.0f),
       server_scale_(workers, 0.0f),
-      padded_(layout_.padded_numel())
+      server_bits_(workers, std::vector<std::uint8_t>(layout_.chunk_numel() / 8)),
+      padded_(layout_.padded_numel()),
+      chunk_(layout_.chunk_numel()),
+      result_(layout_.padded_numel())
 {
 }
 
@@ -24,27 +27,28 @@ void CompressedAllreduce::run(std::vector<float*>& buffers)
   const std::size_t W = layout_.workers(), N = layout_.padded_numel(), C = layout_.chunk_numel();
   // Phase 1, worker side: pad with zeros (before the error is added, so the tail carries error), compress.
   for (std::size_t w = 0; w < W; ++w) {
-    std::fill(padded_.begin(), padded_.end(), 0.0f);
     std::copy(buffers[w], buffers[w] + layout_.numel(), padded_.begin());
+    std::fill(padded_.begin() + static_cast<long>(layout_.numel()), padded_.end(), 0.0f);
     worker_scale_[w] = compress_with_feedback(padded_.data(), worker_error_[w].data(), N, worker_bits_[w].data());
   }
   // Server r receives byte chunk r of every worker (alltoall) and every worker's scale (allgather),
-  // averages sum_i sign_i * scale_i / W in rank order (nccl.py l.108–110), then compresses with its own error.
-  std::vector<std::vector<std::uint8_t>> server_bits(W, std::vector<std::uint8_t>(C / 8));
-  std::vector<float> chunk(C);
+  // averages sum_i sign_i * scale_i / W in rank order (nccl.py l.108–110), then compresses with its own error
+  // (l.111–114).
   for (std::size_t r = 0; r < W; ++r) {
-    std::fill(chunk.begin(), chunk.end(), 0.0f);
+    std::fill(chunk_.begin(), chunk_.end(), 0.0f);
     for (std::size_t w = 0; w < W; ++w)
-      accumulate_signs(worker_bits_[w].data() + r * C / 8, C, worker_scale_[w] / static_cast<float>(W), chunk.data());
-    server_scale_[r] = compress_with_feedback(chunk.data(), server_error_[r].data(), C, server_bits[r].data());
+      accumulate_signs(worker_bits_[w].data() + r * C / 8, C, worker_scale_[w] / static_cast<float>(W), chunk_.data());
+    server_scale_[r] = compress_with_feedback(chunk_.data(), server_error_[r].data(), C, server_bits_[r].data());
   }
-  // Phase 2: allgather of server signs and scales; every worker decompresses the same result.
-  std::vector<float> result(N);
+  // Phase 2: allgather of server signs and scales; every worker decompresses the same result (l.157–164).
   for (std::size_t r = 0; r < W; ++r)
-    unpack_signs(server_bits[r].data(), C, server_scale_[r], result.data() + r * C);
+    unpack_signs(server_bits_[r].data(), C, server_scale_[r], result_.data() + r * C);
   for (std::size_t w = 0; w < W; ++w)
-    std::copy(result.begin(), result.begin() + static_cast<long>(layout_.numel()), buffers[w]);
-  bytes_sent_ += layout_.wire_bytes_per_worker();
+    std::copy(result_.begin(), result_.begin() + static_cast<long>(layout_.numel()), buffers[w]);
+  // Bytes from the real buffers: worker 0's view (all workers send the same amounts).
+  const std::uint64_t peers = W - 1;
+  bytes_sent_ += worker_bits_[0].size() / W * peers + sizeof(float) * peers   // phase 1: sign chunks + scale
+                 + server_bits_[0].size() * peers + sizeof(float) * peers;   // phase 2: server chunk + scale
 }
 
 } // namespace ccsim::numerics

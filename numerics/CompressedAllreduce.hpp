@@ -21,8 +21,11 @@ public:
   const OnebitLayout& layout() const { return layout_; }
   const std::vector<float>& worker_error(std::size_t w) const { return worker_error_[w]; }
   const std::vector<float>& server_error(std::size_t r) const { return server_error_[r]; }
-  /// Bytes one worker has put on the wire so far (packed signs and fp32 scales it sent to other ranks).
+  /// Bytes one worker has put on the wire so far, counted from the packed buffers themselves: the chunks of its
+  /// sign buffer and its scale sent to the W-1 other ranks (phase 1), then its server chunk and server scale sent
+  /// to the W-1 others (phase 2). Equals layout().wire_bytes_per_worker() per call.
   std::uint64_t bytes_sent_per_worker() const { return bytes_sent_; }
+  const std::vector<std::uint8_t>& server_bits(std::size_t r) const { return server_bits_[r]; }
   /// The last call's packed worker signs of worker w (padded/8 bytes) and its scale.
   const std::vector<std::uint8_t>& worker_bits(std::size_t w) const { return worker_bits_[w]; }
   float worker_scale(std::size_t w) const { return worker_scale_[w]; }
@@ -35,7 +38,10 @@ private:
   std::vector<std::vector<std::uint8_t>> worker_bits_;
   std::vector<float> worker_scale_;
   std::vector<float> server_scale_;
-  std::vector<float> padded_;
+  std::vector<std::vector<std::uint8_t>> server_bits_; // chunk/8 bytes each
+  std::vector<float> padded_;                          // scratch: one worker's compensated buffer
+  std::vector<float> chunk_;                           // scratch: one server's averaged chunk
+  std::vector<float> result_;                          // scratch: the all-gathered, decompressed result
   std::uint64_t bytes_sent_ = 0;
 };
 

@@ -1,26 +1,70 @@
-// Fast Walsh-Hadamard butterflies on blocks of 32.
+// Fast Walsh-Hadamard butterflies on blocks of 32, and the fused transform + (de)quantization that works on
+// cache-sized, group-aligned slices so the data crosses memory once.
 #include "numerics/Hadamard.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <vector>
 
 namespace ccsim::numerics {
+
+namespace {
+/// Five butterfly stages of the Sylvester transform on one block (h = 1, 2, 4, 8, 16), then the 1/sqrt(32) norm.
+inline void hadamard_block(float* v)
+{
+  for (int h = 1; h < 32; h *= 2)
+    for (int i = 0; i < 32; i += 2 * h)
+      for (int j = i; j < i + h; ++j) {
+        const float a = v[j], c = v[j + h];
+        v[j]     = a + c;
+        v[j + h] = a - c;
+      }
+  const float norm = 0.17677669529663687f; // 1 / sqrt(32)
+  for (int i = 0; i < 32; ++i)
+    v[i] *= norm;
+}
+
+/// Elements per fused slice: a whole number of groups, about 16 KiB of fp32, so the slice stays in L1/L2.
+std::size_t slice_numel(std::size_t group)
+{
+  return std::max<std::size_t>(1, 4096 / group) * group;
+}
+} // namespace
 
 void hadamard32(float* x, std::size_t n)
 {
   assert(n % 32 == 0);
-  const float norm = 1.0f / std::sqrt(32.0f);
-  for (std::size_t b = 0; b < n; b += 32) {
-    float* v = x + b;
-    for (int h = 1; h < 32; h *= 2)
-      for (int i = 0; i < 32; i += 2 * h)
-        for (int j = i; j < i + h; ++j) {
-          const float a = v[j], c = v[j + h];
-          v[j]     = a + c;
-          v[j + h] = a - c;
-        }
-    for (int i = 0; i < 32; ++i)
-      v[i] *= norm;
+  for (std::size_t b = 0; b < n; b += 32)
+    hadamard_block(x + b);
+}
+
+void hadamard32_quantize_packed(const float* x, std::size_t n, int bits, std::size_t group, Rounding rounding,
+                                std::uint64_t seed, std::uint8_t* codes, float* scales)
+{
+  assert(n % 32 == 0 && group % 32 == 0);
+  const std::size_t slice = slice_numel(group);
+  std::vector<float> scratch(std::min(n, slice));
+  for (std::size_t s0 = 0; s0 < n; s0 += slice) {
+    const std::size_t m = std::min(n - s0, slice);
+    std::copy(x + s0, x + s0 + m, scratch.begin());
+    hadamard32(scratch.data(), m);
+    // s0 is a multiple of the group: codes start at byte s0·bits/8, scales at group s0/group.
+    quantize_groups_packed(scratch.data(), m, bits, group, rounding, seed, codes + s0 * static_cast<std::size_t>(bits) / 8,
+                           scales + s0 / group, /*first_index=*/s0);
+  }
+}
+
+void dequantize_hadamard32_packed(const std::uint8_t* codes, const float* scales, std::size_t n, int bits,
+                                  std::size_t group, float* out)
+{
+  assert(n % 32 == 0 && group % 32 == 0);
+  const std::size_t slice = slice_numel(group);
+  for (std::size_t s0 = 0; s0 < n; s0 += slice) {
+    const std::size_t m = std::min(n - s0, slice);
+    dequantize_groups_packed(codes + s0 * static_cast<std::size_t>(bits) / 8, scales + s0 / group, m, bits, group,
+                             out + s0);
+    hadamard32(out + s0, m); // H is its own inverse in the normalised form
   }
 }
 

@@ -29,6 +29,16 @@ public:
   /// Everything one rank puts on the wire per call: (N/8)(W-1)/W twice, plus the scales it sends.
   std::uint64_t wire_bytes_per_worker() const;
 
+  /// The fp32 buffer the compress kernel reads: 4·N bytes (padding included, it carries error feedback).
+  std::uint64_t input_bytes() const { return 4 * static_cast<std::uint64_t>(padded_); }
+  /// Phase 1 contribution of one worker, as nccl.py l.96–98 puts it on the wire: its packed sign buffer of N/8
+  /// bytes (all_to_all_single, N/(8W) to each rank, its own chunk included) plus its fp32 worker scale
+  /// (all_gather). The collective decides how much of it crosses links.
+  std::uint64_t worker_bytes() const { return alltoall_bytes() + 4; }
+  /// Phase 2 contribution of one worker acting as server (nccl.py l.146–147): the packed signs of its chunk,
+  /// N/(8W) bytes, plus its fp32 server scale; every rank all-gathers W of them.
+  std::uint64_t server_bytes() const { return padded_ / 8 / workers_ + 4; }
+
 private:
   std::size_t numel_;
   std::size_t workers_;

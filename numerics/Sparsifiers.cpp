@@ -1,59 +1,124 @@
-// Random-k with a shared seed (partial Fisher-Yates on a counter-seeded generator) and exact top-k.
+// Random-k with a shared seed (Floyd's sampling into a bitmap) and exact top-k by radix selection on |x|'s bits.
 #include "numerics/Sparsifiers.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
-#include <numeric>
+#include <cstring>
 #include <random>
-#include <unordered_map>
 
 namespace ccsim::numerics {
 
+namespace {
+/// |x| as an unsigned key: clearing the sign bit of an IEEE float gives a key whose unsigned order is the order of
+/// the magnitudes (NaNs excepted), so selection can work on integers.
+inline std::uint32_t magnitude_key(float v)
+{
+  std::uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b & 0x7FFFFFFFu;
+}
+
+/// Finds in a 65536-bin histogram the bin that holds the `rank`-th largest key (rank counted from 1) and how many
+/// keys lie in strictly higher bins.
+void locate(const std::vector<std::uint64_t>& hist, std::uint64_t rank, std::uint32_t& bin, std::uint64_t& above)
+{
+  above = 0;
+  for (std::size_t b = hist.size(); b-- > 0;) {
+    if (above + hist[b] >= rank) {
+      bin = static_cast<std::uint32_t>(b);
+      return;
+    }
+    above += hist[b];
+  }
+  bin = 0;
+}
+} // namespace
+
+std::size_t k_count(std::size_t n, double k)
+{
+  return std::min(n, static_cast<std::size_t>(std::ceil(k * static_cast<double>(n))));
+}
+
 std::vector<std::uint32_t> random_k_indices(std::size_t n, double k, std::uint64_t seed, std::uint64_t step)
 {
-  const auto count = std::min(n, static_cast<std::size_t>(std::ceil(k * static_cast<double>(n))));
+  const std::size_t count = k_count(n, k);
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + step);
-  // Partial Fisher-Yates over a virtual identity permutation: O(count) memory, exactly `count` distinct indices.
-  std::unordered_map<std::size_t, std::size_t> swapped;
-  auto at = [&](std::size_t i) {
-    const auto it = swapped.find(i);
-    return it == swapped.end() ? i : it->second;
-  };
-  std::vector<std::uint32_t> out(count);
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::size_t j = i + static_cast<std::size_t>(rng() % (n - i));
-    const std::size_t vi = at(i), vj = at(j);
-    swapped[j] = vi;
-    out[i]     = static_cast<std::uint32_t>(vj);
+  // Floyd's algorithm: for j = n-count .. n-1 pick t in [0, j]; take t, or j if t is taken. Exactly `count`
+  // distinct indices, each subset equally likely, O(count) draws and n bits of memory.
+  std::vector<bool> chosen(n, false);
+  for (std::size_t j = n - count; j < n; ++j) {
+    const std::size_t t = static_cast<std::size_t>(rng() % (j + 1));
+    if (chosen[t])
+      chosen[j] = true;
+    else
+      chosen[t] = true;
   }
-  std::sort(out.begin(), out.end());
+  std::vector<std::uint32_t> out;
+  out.reserve(count);
+  for (std::size_t i = 0; i < n; ++i)
+    if (chosen[i])
+      out.push_back(static_cast<std::uint32_t>(i));
   return out;
 }
 
 std::vector<std::uint32_t> top_k_indices(const float* x, std::size_t n, std::size_t count)
 {
   count = std::min(count, n);
-  std::vector<std::uint32_t> idx(n);
-  std::iota(idx.begin(), idx.end(), 0u);
-  std::nth_element(idx.begin(), idx.begin() + static_cast<long>(count), idx.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const float fa = std::fabs(x[a]), fb = std::fabs(x[b]);
-    return fa > fb || (fa == fb && a < b);
-  });
-  idx.resize(count);
-  std::sort(idx.begin(), idx.end());
-  return idx;
+  std::vector<std::uint32_t> out;
+  if (count == 0)
+    return out;
+  out.reserve(count);
+  // Pass 1: histogram of the high 16 bits of the key; the bin of the count-th largest key.
+  std::vector<std::uint64_t> hist(65536, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    ++hist[magnitude_key(x[i]) >> 16];
+  std::uint32_t high = 0;
+  std::uint64_t above_high = 0;
+  locate(hist, count, high, above_high);
+  // Pass 2: among keys in that bin, histogram of the low 16 bits: the exact threshold key.
+  std::fill(hist.begin(), hist.end(), 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t key = magnitude_key(x[i]);
+    if ((key >> 16) == high)
+      ++hist[key & 0xFFFFu];
+  }
+  std::uint32_t low = 0;
+  std::uint64_t above_low = 0;
+  locate(hist, count - above_high, low, above_low);
+  const std::uint32_t threshold = (high << 16) | low;
+  // Pass 3: every key above the threshold, then ties at the threshold in index order until `count`.
+  std::uint64_t ties = count - above_high - above_low;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t key = magnitude_key(x[i]);
+    if (key > threshold || (key == threshold && ties > 0 && ties--))
+      out.push_back(static_cast<std::uint32_t>(i));
+  }
+  assert(out.size() == count);
+  return out;
 }
 
 void gather(const float* x, const std::vector<std::uint32_t>& idx, float* values)
 {
+  const std::uint32_t* id = idx.data();
   for (std::size_t i = 0; i < idx.size(); ++i)
-    values[i] = x[idx[i]];
+    values[i] = x[id[i]];
 }
 
 void scatter(const float* values, const std::vector<std::uint32_t>& idx, float* x)
 {
+  const std::uint32_t* id = idx.data();
   for (std::size_t i = 0; i < idx.size(); ++i)
-    x[idx[i]] = values[i];
+    x[id[i]] = values[i];
+}
+
+SparseVector top_k(const float* x, std::size_t n, std::size_t count)
+{
+  SparseVector s;
+  s.indices = top_k_indices(x, n, count);
+  s.values.resize(s.indices.size());
+  gather(x, s.indices, s.values.data());
+  return s;
 }
 
 } // namespace ccsim::numerics
