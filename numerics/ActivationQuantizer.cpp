@@ -37,11 +37,18 @@ ChannelQuantized quantize_channels(const float* x, std::size_t rows, std::size_t
   for (auto& s : q.scales)
     s = round_to_half(s);
   const float half = static_cast<float>(1 << (bits - 1));
-  for (std::size_t r = 0; r < rows; ++r)
+  std::vector<float> mult(channels);
+  for (std::size_t c = 0; c < channels; ++c)
+    mult[c] = half / (q.scales[c] + 1e-6f);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* row = x + r * channels;
+    std::int8_t* out = q.codes.data() + r * channels;
     for (std::size_t c = 0; c < channels; ++c) {
-      const float v = x[r * channels + c] / (q.scales[c] + 1e-6f) * half;
-      q.codes[r * channels + c] = static_cast<std::int8_t>(std::clamp(std::nearbyint(v), -half, half - 1));
+      // torch.round is half-to-even: adding and removing 1.5·2^23 rounds that way in the default FP mode.
+      const float v = (row[c] * mult[c] + 12582912.0f) - 12582912.0f;
+      out[c]        = static_cast<std::int8_t>(std::clamp(v, -half, half - 1));
     }
+  }
   return q;
 }
 

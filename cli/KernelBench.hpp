@@ -1,0 +1,23 @@
+#pragma once
+// `ccsim bench-kernels`: input bytes per second of the compression kernels whose names the simulator's
+// KernelOps use, median of repeated runs, with memcpy as the reference.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ccsim::cli {
+
+struct KernelRate {
+  std::string kernel;
+  std::string backend;
+  std::uint64_t bytes;
+  double gbps; // 1e9 input bytes per second
+};
+
+/// Kernel names in the order they are reported.
+const std::vector<std::string>& bench_kernel_names();
+
+std::vector<KernelRate> bench_cpu(std::uint64_t bytes, int repeats);
+
+} // namespace ccsim::cli

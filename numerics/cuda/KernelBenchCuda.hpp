@@ -1,0 +1,28 @@
+#pragma once
+// The CUDA backend as seen from plain C++ (no CUDA types): kernel benchmark and host-side wrappers used by the
+// CUDA/CPU parity tests. Without CUDA (NoCuda.cpp) every function throws std::runtime_error.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ccsim::numerics::cuda {
+
+struct CudaKernelRate {
+  std::string kernel;
+  std::uint64_t bytes;
+  double gbps;
+};
+
+/// Same kernel names as the CPU benchmark; median of `repeats` timed launches with CUDA events.
+std::vector<CudaKernelRate> bench_kernels(std::uint64_t bytes, int repeats);
+
+/// Host wrappers: copy in, run the kernel, copy out (for parity tests against numerics/).
+void pack_signs_host(const float* x, std::size_t n, std::uint8_t* bits);
+float compress_with_feedback_host(float* x, float* error, std::size_t n, std::uint8_t* bits);
+void quantize_groups_host(const float* x, std::size_t n, int bits, std::size_t group, bool stochastic,
+                          std::uint64_t seed, std::int8_t* codes, float* scales);
+void hadamard32_host(float* x, std::size_t n);
+
+} // namespace ccsim::numerics::cuda
