@@ -1,24 +1,44 @@
-// Per-channel activation quantizer and per-example delta buffers.
+// Per-channel activation quantizer and per-example delta buffers. Loops go row by row with the channel index
+// innermost, so per-channel scales stay in cache and the compiler vectorises across channels.
 #include "numerics/ActivationQuantizer.hpp"
 
 #include "numerics/QuantizedSizes.hpp"
+#include "numerics/Rounding.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace ccsim::numerics {
 
 namespace {
-/// fixpoint.py rounds the scale to fp16 before using it; emulate the 10-bit mantissa.
-float round_to_half(float v)
+constexpr float EPS = 1e-6f; // fixpoint.py: x / (scale + 1e-6)
+
+/// Codes of one row and, when `m` is given, m += deQ(code) — the same expression as dequantize_channels.
+void encode_row(const float* x, const float* m_old, float* m_new, const float* scales, std::size_t channels,
+                float half, std::int8_t* codes)
 {
-  if (v == 0 || !std::isfinite(v))
-    return v;
-  int e;
-  const float m = std::frexp(v, &e);
-  return std::ldexp(std::round(m * 2048.0f) / 2048.0f, e);
+  for (std::size_t c = 0; c < channels; ++c) {
+    const float v    = (m_old ? x[c] - m_old[c] : x[c]) / (scales[c] + EPS) * half;
+    const float code = std::min(half - 1.0f, std::max(-half, round_half_even(v)));
+    codes[c]         = static_cast<std::int8_t>(code);
+    if (m_new)
+      m_new[c] = m_old[c] + code / half * scales[c];
+  }
 }
 } // namespace
+
+float round_to_fp16(float v)
+{
+  const float a = std::fabs(v);
+  if (!(a < 65520.0f)) // NaN stays NaN; from 65520 up fp16 rounds to inf (max finite 65504)
+    return std::isnan(v) ? v : std::copysign(std::numeric_limits<float>::infinity(), v);
+  if (a < 6.103515625e-05f) // below 2^-14: fp16 subnormals, a fixed quantum of 2^-24
+    return std::ldexp(round_half_even(std::ldexp(v, 24)), -24);
+  int e;
+  const float m = std::frexp(v, &e); // |m| in [0.5, 1): 11 significant bits -> steps of 2^-11
+  return std::ldexp(round_half_even(m * 2048.0f) / 2048.0f, e);
+}
 
 std::uint64_t ChannelQuantized::wire_bytes() const
 {
@@ -35,20 +55,10 @@ ChannelQuantized quantize_channels(const float* x, std::size_t rows, std::size_t
     for (std::size_t c = 0; c < channels; ++c)
       q.scales[c] = std::max(q.scales[c], std::fabs(x[r * channels + c]));
   for (auto& s : q.scales)
-    s = round_to_half(s);
+    s = round_to_fp16(s);
   const float half = static_cast<float>(1 << (bits - 1));
-  std::vector<float> mult(channels);
-  for (std::size_t c = 0; c < channels; ++c)
-    mult[c] = half / (q.scales[c] + 1e-6f);
-  for (std::size_t r = 0; r < rows; ++r) {
-    const float* row = x + r * channels;
-    std::int8_t* out = q.codes.data() + r * channels;
-    for (std::size_t c = 0; c < channels; ++c) {
-      // torch.round is half-to-even: adding and removing 1.5·2^23 rounds that way in the default FP mode.
-      const float v = (row[c] * mult[c] + 12582912.0f) - 12582912.0f;
-      out[c]        = static_cast<std::int8_t>(std::clamp(v, -half, half - 1));
-    }
-  }
+  for (std::size_t r = 0; r < rows; ++r)
+    encode_row(x + r * channels, nullptr, nullptr, q.scales.data(), channels, half, q.codes.data() + r * channels);
   return q;
 }
 
@@ -60,25 +70,76 @@ void dequantize_channels(const ChannelQuantized& q, float* out)
       out[r * q.channels + c] = static_cast<float>(q.codes[r * q.channels + c]) / half * q.scales[c];
 }
 
-std::vector<float> DeltaBuffers::send(std::uint64_t example, const float* a)
+std::uint64_t direct_quantize(const float* x, std::size_t rows, std::size_t channels, int bits, float* out)
+{
+  const auto q = quantize_channels(x, rows, channels, bits);
+  dequantize_channels(q, out);
+  return q.wire_bytes();
+}
+
+void quantize_delta_channels(const float* a, float* m, std::size_t rows, std::size_t channels, int bits,
+                             std::int8_t* codes, float* scales)
+{
+  std::fill(scales, scales + channels, 0.0f);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* ar = a + r * channels;
+    const float* mr = m + r * channels;
+    for (std::size_t c = 0; c < channels; ++c)
+      scales[c] = std::max(scales[c], std::fabs(ar[c] - mr[c]));
+  }
+  for (std::size_t c = 0; c < channels; ++c)
+    scales[c] = round_to_fp16(scales[c]);
+  const float half = static_cast<float>(1 << (bits - 1));
+  for (std::size_t r = 0; r < rows; ++r)
+    encode_row(a + r * channels, m + r * channels, m + r * channels, scales, channels, half, codes + r * channels);
+}
+
+std::uint64_t DeltaMessage::wire_bytes() const
+{
+  return full ? 4ull * values.size() : delta.wire_bytes();
+}
+
+DeltaMessage DeltaBuffers::encode(std::uint64_t example, const float* a)
 {
   const std::size_t n = rows_ * channels_;
-  auto it             = m_.find(example);
+  DeltaMessage msg;
+  auto it = m_.find(example);
   if (it == m_.end()) {
-    // Algorithm 1, lines 4-5: the first time ξ is sampled, send a(ξ) uncompressed; both sides store it.
-    bytes_ += 4ull * n;
-    return m_[example] = std::vector<float>(a, a + n);
+    // Algorithm 1, lines 4–5: the first time ξ is sampled, send a(ξ) uncompressed; both sides store it.
+    msg.full   = true;
+    msg.values.assign(a, a + n);
+    m_[example] = msg.values;
+  } else {
+    // Lines 7–9: send Q(a - m(ξ)); m(ξ) <- m(ξ) + deQ(Q(a - m(ξ))) on both sides.
+    ChannelQuantized& q = msg.delta;
+    q.bits = bits_, q.rows = rows_, q.channels = channels_;
+    q.codes.resize(n);
+    q.scales.resize(channels_);
+    quantize_delta_channels(a, it->second.data(), rows_, channels_, bits_, q.codes.data(), q.scales.data());
   }
-  std::vector<float> delta(n);
-  for (std::size_t i = 0; i < n; ++i)
-    delta[i] = a[i] - it->second[i];
-  const auto q = quantize_channels(delta.data(), rows_, channels_, bits_);
-  bytes_ += q.wire_bytes();
-  std::vector<float> dq(n);
-  dequantize_channels(q, dq.data());
-  for (std::size_t i = 0; i < n; ++i)
-    it->second[i] += dq[i]; // m(ξ) <- m(ξ) + deQ(Q(a - m(ξ))), on both sides
-  return it->second;
+  bytes_ += msg.wire_bytes();
+  return msg;
+}
+
+const std::vector<float>& DeltaBuffers::decode(std::uint64_t example, const DeltaMessage& message)
+{
+  if (message.full)
+    return m_[example] = message.values;
+  std::vector<float>& m = m_.at(example);
+  const ChannelQuantized& q = message.delta;
+  const float half          = static_cast<float>(1 << (q.bits - 1));
+  for (std::size_t r = 0; r < q.rows; ++r)
+    for (std::size_t c = 0; c < q.channels; ++c) {
+      const std::size_t i = r * q.channels + c;
+      m[i]                = m[i] + static_cast<float>(q.codes[i]) / half * q.scales[c];
+    }
+  return m;
+}
+
+std::vector<float> DeltaBuffers::send(std::uint64_t example, const float* activation)
+{
+  encode(example, activation);
+  return m_.at(example);
 }
 
 } // namespace ccsim::numerics
