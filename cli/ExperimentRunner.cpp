@@ -163,9 +163,11 @@ std::vector<nlohmann::json> run_points(const Experiment& e, const RunnerOptions&
     }
     MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
     if (rank == 0)
-      for (int r = 1; r < size; ++r)
-        for (const auto& [k, v] : nlohmann::json::parse(all.substr(offsets[r], lengths[r])).items())
+      for (int r = 1; r < size; ++r) {
+        const auto part = nlohmann::json::parse(all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
+        for (const auto& [k, v] : part.items())
           results[std::stoul(k)] = v;
+      }
   }
 #endif
   return results;

@@ -47,3 +47,13 @@ TEST_CASE("ccsim list: an unknown option is one line and exit 2", "[cli]")
   CHECK(line_count(r.err) == 1);
   CHECK(r.err.find("--bogus") != std::string::npos);
 }
+
+TEST_CASE("ccsim list: each subcommand answers --help with exit 0", "[cli]")
+{
+  for (const char* cmd : {"list", "simulate", "experiment", "train", "bench-kernels", "advise"}) {
+    const auto r = run_ccsim(std::string(cmd) + " --help");
+    INFO(cmd << ": " << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("--format") != std::string::npos);
+  }
+}
