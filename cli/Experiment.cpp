@@ -247,14 +247,21 @@ std::vector<nlohmann::json> assemble_rows(const Experiment& e, const std::vector
       axes.erase(m);
     return axes;
   };
-  // speedup over the baseline algorithm at the same point
+  // speedup over the baseline algorithm at the same point; algorithm parameters (params.*) belong to the
+  // algorithm, so they are not part of "the same point"
+  auto cluster_key = [&](const nlohmann::json& r) {
+    nlohmann::json axes = axes_of(r);
+    for (auto it = axes.begin(); it != axes.end();)
+      it = it.key().rfind("params.", 0) == 0 ? axes.erase(it) : std::next(it);
+    return key_without(axes, "algorithm");
+  };
   if (!e.baseline_algorithm.empty()) {
     std::map<std::string, double> base;
     for (const auto& r : rows)
       if (r.value("algorithm", "") == e.baseline_algorithm && r.contains("samples_per_s"))
-        base[key_without(axes_of(r), "algorithm")] = r["samples_per_s"].get<double>();
+        base[cluster_key(r)] = r["samples_per_s"].get<double>();
     for (auto& r : rows) {
-      const auto it = base.find(key_without(axes_of(r), "algorithm"));
+      const auto it = base.find(cluster_key(r));
       if (it != base.end() && r.contains("samples_per_s"))
         r["speedup"] = r["samples_per_s"].get<double>() / it->second;
     }
