@@ -22,9 +22,9 @@ void accumulate_signs(const std::uint8_t* bits, std::size_t n, float scaled, flo
 float onebit_scale(const float* x, std::size_t n);
 
 /// The fused worker step of 1-bit compression with error feedback (nccl.py l.65–67), in two passes:
-///   x += error;  scale = ||x||_2 / sqrt(n);  bits = signs(x);  error = x - scale·sign(x).
-/// Returns scale. `x` is left holding the compensated input. n must be a multiple of 8.
-/// Identity (tested): unpack(bits, scale) + error_new == x_in + error_old, up to one fp32 rounding.
-float compress_with_feedback(float* x, float* error, std::size_t n, std::uint8_t* bits);
+///   p = x + error;  scale = ||p||_2 / sqrt(n);  bits = signs(p);  error = p - scale·sign(p).
+/// Returns scale. x is not modified. n must be a multiple of 8.
+/// Identity (tested): unpack(bits, scale) + error_new == x + error_old, up to one fp32 rounding.
+float compress_with_feedback(const float* x, float* error, std::size_t n, std::uint8_t* bits);
 
 } // namespace ccsim::numerics
