@@ -3,17 +3,25 @@
 #include "numerics/GroupQuantizer.hpp"
 
 #include "numerics/QuantizedSizes.hpp"
+#include "numerics/Rounding.hpp"
 
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define CCSIM_HAVE_AVX2_PATH 1
+#else
+#define CCSIM_HAVE_AVX2_PATH 0
+#endif
 
 namespace ccsim::numerics {
 
 namespace {
 constexpr std::uint64_t GOLDEN = 0x9E3779B97F4A7C15ull;
 
-std::uint64_t splitmix64_finalise(std::uint64_t z)
+inline std::uint64_t splitmix64_finalise(std::uint64_t z)
 {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -35,25 +43,108 @@ inline float floor_small(float v)
   return t > v ? t - 1.0f : t;
 }
 
+/// u(seed, index) of the header comment. (z >> 40) < 2^24 converts exactly through int32.
+inline float draw(std::uint64_t seed, std::uint64_t index)
+{
+  const std::uint64_t z = splitmix64_finalise((seed ^ (index * GOLDEN)) + GOLDEN);
+  return static_cast<float>(static_cast<std::int32_t>(z >> 40)) * (1.0f / 16777216.0f);
+}
+
+/// Codes (as floats in [-qmax, qmax]) of m values scaled by inv; the draw index of x[i] is first + i.
+void code_slice_portable(const float* x, std::size_t m, float inv, float qmax, Rounding rounding, std::uint64_t seed,
+                         std::uint64_t first, float* code)
+{
+  if (rounding == Rounding::NEAREST) {
+    for (std::size_t i = 0; i < m; ++i)
+      code[i] = std::min(qmax, std::max(-qmax, round_half_even(x[i] * inv)));
+  } else {
+    for (std::size_t i = 0; i < m; ++i) {
+      const float v     = x[i] * inv;
+      const float lower = floor_small(v);
+      const float c     = lower + (draw(seed, first + i) < v - lower ? 1.0f : 0.0f);
+      code[i]           = std::min(qmax, std::max(-qmax, c));
+    }
+  }
+}
+
+#if CCSIM_HAVE_AVX2_PATH
+/// a · C mod 2^64 for 4 lanes (AVX2 has no 64-bit multiply): lo·lo + ((hi·lo + lo·hi) << 32).
+__attribute__((target("avx2"))) inline __m256i mul64(__m256i a, std::uint64_t c)
+{
+  const __m256i b     = _mm256_set1_epi64x(static_cast<long long>(c));
+  const __m256i lolo  = _mm256_mul_epu32(a, b);
+  const __m256i hilo  = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), b);
+  const __m256i lohi  = _mm256_mul_epu32(a, _mm256_srli_epi64(b, 32));
+  const __m256i cross = _mm256_slli_epi64(_mm256_add_epi64(hilo, lohi), 32);
+  return _mm256_add_epi64(lolo, cross);
+}
+
+/// The 24-bit draws of 4 lanes whose index·GOLDEN products are `ig` (splitmix64 finaliser, header formula).
+__attribute__((target("avx2"))) inline __m256i draw24(__m256i seed, __m256i ig)
+{
+  __m256i z = _mm256_add_epi64(_mm256_xor_si256(seed, ig), _mm256_set1_epi64x(static_cast<long long>(GOLDEN)));
+  z         = mul64(_mm256_xor_si256(z, _mm256_srli_epi64(z, 30)), 0xBF58476D1CE4E5B9ull);
+  z         = mul64(_mm256_xor_si256(z, _mm256_srli_epi64(z, 27)), 0x94D049BB133111EBull);
+  z         = _mm256_xor_si256(z, _mm256_srli_epi64(z, 31));
+  return _mm256_srli_epi64(z, 40);
+}
+
+/// Stochastic codes, 8 values per iteration, bit-identical to the portable loop (same draws, same float ops).
+__attribute__((target("avx2"))) void stochastic_codes_avx2(const float* x, std::size_t m, float inv, float qmax,
+                                                           std::uint64_t seed, std::uint64_t first, float* code)
+{
+  const __m256i vseed = _mm256_set1_epi64x(static_cast<long long>(seed));
+  const __m256i step  = _mm256_set1_epi64x(static_cast<long long>(8 * GOLDEN));
+  __m256i ig0 = _mm256_setr_epi64x(static_cast<long long>((first + 0) * GOLDEN), static_cast<long long>((first + 1) * GOLDEN),
+                                   static_cast<long long>((first + 2) * GOLDEN), static_cast<long long>((first + 3) * GOLDEN));
+  __m256i ig1 = _mm256_setr_epi64x(static_cast<long long>((first + 4) * GOLDEN), static_cast<long long>((first + 5) * GOLDEN),
+                                   static_cast<long long>((first + 6) * GOLDEN), static_cast<long long>((first + 7) * GOLDEN));
+  const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+  const __m256 vinv = _mm256_set1_ps(inv), vq = _mm256_set1_ps(qmax), vnq = _mm256_set1_ps(-qmax);
+  const __m256 one = _mm256_set1_ps(1.0f), unit = _mm256_set1_ps(1.0f / 16777216.0f);
+  std::size_t i = 0;
+  for (; i + 8 <= m; i += 8) {
+    // Low dwords of the 8 draws in element order: lanes 0-3 from ig0, 4-7 from ig1.
+    const __m256i d0 = _mm256_permutevar8x32_epi32(draw24(vseed, ig0), even);
+    const __m256i d1 = _mm256_permutevar8x32_epi32(draw24(vseed, ig1), even);
+    const __m256i d  = _mm256_permute2x128_si256(d0, d1, 0x20);
+    const __m256 u   = _mm256_mul_ps(_mm256_cvtepi32_ps(d), unit);
+    const __m256 v   = _mm256_mul_ps(_mm256_loadu_ps(x + i), vinv);
+    __m256 lower     = _mm256_cvtepi32_ps(_mm256_cvttps_epi32(v));
+    lower            = _mm256_sub_ps(lower, _mm256_and_ps(_mm256_cmp_ps(lower, v, _CMP_GT_OQ), one));
+    const __m256 up  = _mm256_and_ps(_mm256_cmp_ps(u, _mm256_sub_ps(v, lower), _CMP_LT_OQ), one);
+    const __m256 c   = _mm256_add_ps(lower, up);
+    _mm256_storeu_ps(code + i, _mm256_min_ps(vq, _mm256_max_ps(vnq, c)));
+    ig0 = _mm256_add_epi64(ig0, step);
+    ig1 = _mm256_add_epi64(ig1, step);
+  }
+  code_slice_portable(x + i, m - i, inv, qmax, Rounding::STOCHASTIC, seed, first + i, code + i);
+}
+
+bool have_avx2()
+{
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+}
+#endif
+
+void code_slice(const float* x, std::size_t m, float inv, float qmax, Rounding rounding, std::uint64_t seed,
+                std::uint64_t first, float* code)
+{
+#if CCSIM_HAVE_AVX2_PATH
+  if (rounding == Rounding::STOCHASTIC && have_avx2())
+    return stochastic_codes_avx2(x, m, inv, qmax, seed, first, code);
+#endif
+  code_slice_portable(x, m, inv, qmax, rounding, seed, first, code);
+}
+
+CCSIM_VECTOR_CLONES
 float group_absmax(const float* x, std::size_t n)
 {
   float m = 0.0f;
   for (std::size_t i = 0; i < n; ++i)
     m = std::max(m, std::fabs(x[i]));
   return m;
-}
-
-/// Codes of one group as floats in [-qmax, qmax]; `first` is the buffer index of x[0] (for the stochastic draw).
-inline float code_of(float v, float qmax, Rounding rounding, std::uint64_t seed, std::uint64_t index)
-{
-  float c;
-  if (rounding == Rounding::NEAREST) {
-    c = round_half_even(v);
-  } else {
-    const float lower = floor_small(v);
-    c                 = lower + (uniform_draw(seed, index) < v - lower ? 1.0f : 0.0f);
-  }
-  return std::min(qmax, std::max(-qmax, c));
 }
 
 /// Quantizes one group [g0, g1) into float codes (scratch) and returns its stored scale.
@@ -63,13 +154,7 @@ float quantize_group(const float* x, std::size_t g0, std::size_t g1, int bits, R
   const float qmax   = static_cast<float>(max_code(bits));
   const float absmax = group_absmax(x + g0, g1 - g0);
   const float inv    = absmax > 0.0f ? qmax / absmax : 0.0f; // SDP4Bit: scale = (2^(b-1)-1)/absmax (§7.1)
-  if (rounding == Rounding::NEAREST) {
-    for (std::size_t i = g0; i < g1; ++i)
-      code_out[i - g0] = std::min(qmax, std::max(-qmax, round_half_even(x[i] * inv)));
-  } else {
-    for (std::size_t i = g0; i < g1; ++i)
-      code_out[i - g0] = code_of(x[i] * inv, qmax, rounding, seed, i);
-  }
+  code_slice(x + g0, g1 - g0, inv, qmax, rounding, seed, g0, code_out);
   return absmax / qmax;
 }
 
@@ -79,7 +164,7 @@ inline float nibble_value(unsigned nibble)
 }
 
 template <bool ACCUMULATE>
-void dequantize_packed(const std::uint8_t* codes, const float* scales, std::size_t n, int bits, std::size_t group,
+CCSIM_VECTOR_CLONES void dequantize_packed(const std::uint8_t* codes, const float* scales, std::size_t n, int bits, std::size_t group,
                        float* out)
 {
   assert(bits == 4 || bits == 8);
@@ -118,8 +203,7 @@ std::uint64_t QuantizedGroups::wire_bytes() const
 
 float uniform_draw(std::uint64_t seed, std::uint64_t index)
 {
-  const std::uint64_t z = splitmix64_finalise((seed ^ (index * GOLDEN)) + GOLDEN);
-  return static_cast<float>(z >> 40) * (1.0f / 16777216.0f);
+  return draw(seed, index);
 }
 
 std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t a, std::uint64_t b)
@@ -200,13 +284,7 @@ void quantize_groups_packed(const float* x, std::size_t n, int bits, std::size_t
     scales[g]            = absmax / qmax;
     for (std::size_t s0 = g0; s0 < g1; s0 += SLICE) {
       const std::size_t s1 = std::min(g1, s0 + SLICE);
-      if (rounding == Rounding::NEAREST) {
-        for (std::size_t i = s0; i < s1; ++i)
-          code[i - s0] = std::min(qmax, std::max(-qmax, round_half_even(x[i] * inv)));
-      } else {
-        for (std::size_t i = s0; i < s1; ++i)
-          code[i - s0] = code_of(x[i] * inv, qmax, rounding, seed, first_index + i);
-      }
+      code_slice(x + s0, s1 - s0, inv, qmax, rounding, seed, first_index + s0, code);
       if (bits == 8) {
         for (std::size_t i = s0; i < s1; ++i)
           codes[i] = static_cast<std::uint8_t>(static_cast<std::int8_t>(code[i - s0]));
