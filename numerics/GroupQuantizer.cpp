@@ -138,11 +138,22 @@ void code_slice(const float* x, std::size_t m, float inv, float qmax, Rounding r
   code_slice_portable(x, m, inv, qmax, rounding, seed, first, code);
 }
 
+/// max|x| with 8 independent lanes: a single running max is a serial dependency chain the compiler will not
+/// reorder; max is exact, so any order gives the same result.
 CCSIM_VECTOR_CLONES
 float group_absmax(const float* x, std::size_t n)
 {
+  float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) {
+      const float a = std::fabs(x[i + j]);
+      lane[j]       = lane[j] < a ? a : lane[j];
+    }
   float m = 0.0f;
-  for (std::size_t i = 0; i < n; ++i)
+  for (float l : lane)
+    m = std::max(m, l);
+  for (; i < n; ++i)
     m = std::max(m, std::fabs(x[i]));
   return m;
 }

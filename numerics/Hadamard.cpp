@@ -7,6 +7,13 @@
 #include <cmath>
 #include <vector>
 
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define CCSIM_HAVE_AVX2_PATH 1
+#else
+#define CCSIM_HAVE_AVX2_PATH 0
+#endif
+
 namespace ccsim::numerics {
 
 namespace {
@@ -25,6 +32,49 @@ inline void hadamard_block(float* v)
     v[i] *= norm;
 }
 
+#if CCSIM_HAVE_AVX2_PATH
+/// One butterfly stage inside each 8-lane register: partner t = r with lanes j and j^h swapped; lanes whose bit h is
+/// clear get r + t (= a + c), the others t - r (= a - c). Same operands and operations as hadamard_block.
+template <int BLEND>
+__attribute__((target("avx2"))) inline __m256 in_lane_stage(__m256 r, __m256 t)
+{
+  return _mm256_blend_ps(_mm256_add_ps(r, t), _mm256_sub_ps(t, r), BLEND);
+}
+
+__attribute__((target("avx2"))) void hadamard32_avx2(float* x, std::size_t n)
+{
+  const __m256 norm = _mm256_set1_ps(0.17677669529663687f);
+  for (std::size_t b = 0; b < n; b += 32) {
+    __m256 r[4];
+    for (int k = 0; k < 4; ++k) {
+      __m256 v = _mm256_loadu_ps(x + b + 8 * k);
+      v        = in_lane_stage<0xAA>(v, _mm256_permute_ps(v, 0xB1));            // h = 1
+      v        = in_lane_stage<0xCC>(v, _mm256_permute_ps(v, 0x4E));            // h = 2
+      v        = in_lane_stage<0xF0>(v, _mm256_permute2f128_ps(v, v, 0x01));    // h = 4
+      r[k]     = v;
+    }
+    for (int k : {0, 2}) { // h = 8: registers (0,1), (2,3)
+      const __m256 a = r[k], c = r[k + 1];
+      r[k]           = _mm256_add_ps(a, c);
+      r[k + 1]       = _mm256_sub_ps(a, c);
+    }
+    for (int k : {0, 1}) { // h = 16: registers (0,2), (1,3)
+      const __m256 a = r[k], c = r[k + 2];
+      r[k]           = _mm256_add_ps(a, c);
+      r[k + 2]       = _mm256_sub_ps(a, c);
+    }
+    for (int k = 0; k < 4; ++k)
+      _mm256_storeu_ps(x + b + 8 * k, _mm256_mul_ps(r[k], norm));
+  }
+}
+
+bool have_avx2()
+{
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+}
+#endif
+
 /// Elements per fused slice: a whole number of groups, about 16 KiB of fp32, so the slice stays in L1/L2.
 std::size_t slice_numel(std::size_t group)
 {
@@ -35,6 +85,10 @@ std::size_t slice_numel(std::size_t group)
 void hadamard32(float* x, std::size_t n)
 {
   assert(n % 32 == 0);
+#if CCSIM_HAVE_AVX2_PATH
+  if (have_avx2())
+    return hadamard32_avx2(x, n);
+#endif
   for (std::size_t b = 0; b < n; b += 32)
     hadamard_block(x + b);
 }
