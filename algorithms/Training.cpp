@@ -26,8 +26,11 @@ TrainResult train(const TrainConfig& c)
   hyper.emplace("lr", 0.003);
   if (c.algorithm != "sgd" && c.algorithm != "lamb")
     hyper.emplace("bias_correction", 0.0);
+  // Warm-ups as the plans assume: 15 % for 1-bit Adam (§7.1), 16.7 % for 1-bit LAMB (SLAMB §5.1, Li et al.).
   if (c.algorithm == "onebit-adam" && hyper.count("freeze_step") == 0)
     hyper["freeze_step"] = static_cast<double>(std::max(1, c.steps * 15 / 100));
+  if ((c.algorithm == "onebit-lamb" || c.algorithm == "lamb-basic-1bit") && hyper.count("freeze_step") == 0)
+    hyper["freeze_step"] = static_cast<double>(std::max(1, c.steps * 167 / 1000));
   auto opt = numerics::make_distributed_optimizer(c.algorithm, model.layout(), static_cast<std::size_t>(c.workers), hyper);
 
   std::vector<numerics::Vec> params(static_cast<std::size_t>(c.workers), model.initial_params(c.seed));

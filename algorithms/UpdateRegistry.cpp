@@ -9,7 +9,12 @@ std::vector<AlgorithmInfo> update_algorithm_infos()
           {"adam", "", false, true},
           {"lamb", "", false, true},
           {"onebit-adam", "", false, true},
-          {"naive-1bit-adam", "", false, true}};
+          {"naive-1bit-adam", "", false, true},
+          {"onebit-lamb", "", false, true},
+          {"lamb-basic-1bit", "", false, true},
+          {"slamb", "", false, true},
+          {"topk-lamb", "", false, true},
+          {"randk-lamb", "", false, true}};
 }
 
 } // namespace ccsim::algorithms

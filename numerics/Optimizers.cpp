@@ -1,6 +1,8 @@
 // Optimizer math and the distributed wrappers (dense, 1-bit Adam, naive 1-bit gradient Adam).
 #include "numerics/Optimizers.hpp"
 
+#include "numerics/LayerwiseOptimizers.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -176,8 +178,9 @@ private:
 std::unique_ptr<DistributedOptimizer> make_distributed_optimizer(const std::string& name, const TensorLayout& layout,
                                                                  std::size_t workers, const Hyper& hyper)
 {
-  static const std::vector<std::string> keys = {"lr", "beta1", "beta2", "eps", "weight_decay", "bias_correction",
-                                                "c_min", "c_max", "freeze_step"};
+  static const std::vector<std::string> keys = {"lr",    "beta1", "beta2",       "beta3",   "eps", "weight_decay",
+                                                "bias_correction", "c_min", "c_max", "freeze_step", "r_min", "r_max",
+                                                "r_threshold", "k", "H", "seed"};
   for (const auto& [k, _] : hyper)
     if (std::find(keys.begin(), keys.end(), k) == keys.end())
       throw std::invalid_argument("unknown optimizer parameter '" + k + "'");
@@ -190,7 +193,15 @@ std::unique_ptr<DistributedOptimizer> make_distributed_optimizer(const std::stri
     return std::make_unique<OnebitAdam>(n, workers, hyper);
   if (name == "naive-1bit-adam")
     return std::make_unique<NaiveOnebitAdam>(n, workers, hyper);
-  throw std::invalid_argument("no numeric update for '" + name + "' (trainable: sgd, adam, lamb, onebit-adam, naive-1bit-adam)");
+  if (name == "onebit-lamb" || name == "lamb-basic-1bit")
+    return std::make_unique<OnebitLamb>(layout, n, workers, hyper, /*adapt_ratio=*/name == "onebit-lamb");
+  if (name == "slamb")
+    return std::make_unique<Slamb>(layout, n, workers, hyper);
+  if (name == "topk-lamb" || name == "randk-lamb")
+    return std::make_unique<SparseLamb>(layout, n, workers, hyper, /*top_k=*/name == "topk-lamb");
+  throw std::invalid_argument("no numeric update for '" + name +
+                              "' (trainable: sgd, adam, lamb, onebit-adam, naive-1bit-adam, onebit-lamb, lamb-basic-1bit, "
+                              "slamb, topk-lamb, randk-lamb)");
 }
 
 } // namespace ccsim::numerics

@@ -53,3 +53,32 @@ TEST_CASE("Training: an unknown model or an impossible batch is rejected", "[alg
   c.global_batch = 100; // not a multiple of 16 workers
   CHECK_THROWS_AS(train(c), std::invalid_argument);
 }
+
+namespace {
+double large_batch_loss(const std::string& algorithm, ccsim::numerics::Hyper extra = {})
+{
+  // Large-batch regime (1-bit LAMB §1, SLAMB §5): global batch 4096 over 16 workers, LAMB's learning rate.
+  TrainConfig c;
+  c.algorithm    = algorithm;
+  c.workers      = 16;
+  c.seed         = 1;
+  c.global_batch = 4096;
+  c.hyper        = {{"lr", 0.01}};
+  for (const auto& [k, v] : extra)
+    c.hyper[k] = v;
+  return train(c).final_loss;
+}
+} // namespace
+
+TEST_CASE("Convergence: at batch 4096, 1-bit LAMB and SLAMB (k = 0.1) match LAMB; SLAMB at k = 0.001 does not",
+          "[algorithms]")
+{
+  // 1-bit LAMB Table 2 / Fig. 2 and SLAMB Fig. 3a, Table 3: same convergence as LAMB; an extreme k hurts.
+  const double lamb   = large_batch_loss("lamb");
+  const double onebit = large_batch_loss("onebit-lamb");
+  const double slamb  = large_batch_loss("slamb");
+  const double tiny_k = large_batch_loss("slamb", {{"k", 0.001}});
+  CHECK(std::abs(onebit - lamb) / lamb < 0.03);
+  CHECK(std::abs(slamb - lamb) / lamb < 0.03);
+  CHECK(tiny_k > slamb * 1.05);
+}
