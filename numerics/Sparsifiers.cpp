@@ -5,6 +5,7 @@
 #include <cassert>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 
 namespace ccsim::numerics {
@@ -62,17 +63,79 @@ std::vector<std::uint32_t> random_k_indices(std::size_t n, double k, std::uint64
   return out;
 }
 
+namespace {
+/// Exact top-k of the keyed candidates (increasing indices): the count-th largest key by nth_element on a copy,
+/// then one scan keeps every larger key and the first ties, which preserves increasing index order.
+std::vector<std::uint32_t> select_from(const std::vector<std::uint32_t>& cand, const std::vector<std::uint32_t>& keys,
+                                       std::size_t count)
+{
+  std::vector<std::uint32_t> sorted = keys;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(count - 1), sorted.end(), std::greater<>());
+  const std::uint32_t kth = sorted[count - 1];
+  std::size_t above = 0;
+  for (std::uint32_t k : keys)
+    above += k > kth;
+  std::size_t ties = count - above;
+  std::vector<std::uint32_t> out;
+  out.reserve(count);
+  for (std::size_t c = 0; c < cand.size(); ++c)
+    if (keys[c] > kth || (keys[c] == kth && ties > 0 && ties--))
+      out.push_back(cand[c]);
+  return out;
+}
+
+/// Fast path: a threshold from a 1/64 sample, set low enough to over-collect, then one pass gathers every
+/// candidate at or above it. Exact whenever at least `count` candidates come back (the count-th largest key is
+/// then >= the threshold, so every member of the answer is a candidate); returns false otherwise.
+bool top_k_sampled(const float* x, std::size_t n, std::size_t count, std::vector<std::uint32_t>& out)
+{
+  constexpr std::size_t STRIDE = 64;
+  std::vector<std::uint32_t> sample;
+  sample.reserve(n / STRIDE + 1);
+  for (std::size_t i = 0; i < n; i += STRIDE)
+    sample.push_back(magnitude_key(x[i]));
+  const double expected = static_cast<double>(count) * static_cast<double>(sample.size()) / static_cast<double>(n);
+  const auto rank = std::min<std::size_t>(sample.size() - 1, static_cast<std::size_t>(1.3 * expected + 4 * std::sqrt(expected) + 16));
+  std::nth_element(sample.begin(), sample.begin() + static_cast<long>(rank), sample.end(), std::greater<>());
+  const std::uint32_t threshold = sample[rank];
+  std::vector<std::uint32_t> cand, keys;
+  cand.reserve(2 * count + 64);
+  keys.reserve(2 * count + 64);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t key = magnitude_key(x[i]);
+    if (key >= threshold) {
+      cand.push_back(static_cast<std::uint32_t>(i));
+      keys.push_back(key);
+    }
+  }
+  if (cand.size() < count)
+    return false;
+  out = select_from(cand, keys, count);
+  return true;
+}
+} // namespace
+
 std::vector<std::uint32_t> top_k_indices(const float* x, std::size_t n, std::size_t count)
 {
   count = std::min(count, n);
   std::vector<std::uint32_t> out;
   if (count == 0)
     return out;
+  if (n >= (std::size_t{1} << 16) && count <= n / 8 && top_k_sampled(x, n, count, out))
+    return out;
   out.reserve(count);
-  // Pass 1: histogram of the high 16 bits of the key; the bin of the count-th largest key.
+  // Pass 1: histogram of the high 16 bits of the key; the bin of the count-th largest key. Four interleaved
+  // 32-bit sub-histograms: typical data piles into few bins, and one histogram would serialise on them.
+  std::vector<std::uint32_t> sub(4 * 65536, 0);
+  std::size_t i4 = 0;
+  for (; i4 + 4 <= n; i4 += 4)
+    for (std::size_t j = 0; j < 4; ++j)
+      ++sub[j * 65536 + (magnitude_key(x[i4 + j]) >> 16)];
+  for (; i4 < n; ++i4)
+    ++sub[magnitude_key(x[i4]) >> 16];
   std::vector<std::uint64_t> hist(65536, 0);
-  for (std::size_t i = 0; i < n; ++i)
-    ++hist[magnitude_key(x[i]) >> 16];
+  for (std::size_t b = 0; b < 65536; ++b)
+    hist[b] = std::uint64_t{sub[b]} + sub[65536 + b] + sub[2 * 65536 + b] + sub[3 * 65536 + b];
   std::uint32_t high = 0;
   std::uint64_t above_high = 0;
   locate(hist, count, high, above_high);

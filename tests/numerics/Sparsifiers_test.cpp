@@ -84,3 +84,30 @@ TEST_CASE("top_k: values match the indices; gather then scatter restores the kep
   CHECK(random_k_bytes(13) == 52);
   CHECK(top_k_bytes(13) == 104);
 }
+
+TEST_CASE("top_k_indices: large buffers (sampled threshold and its fallback) agree with a full sort", "[numerics]")
+{
+  // n = 100000 takes the sampled path; values on a 1/8 grid make ties. The second buffer puts its 1563 largest
+  // values exactly on the sampled positions (i % 64 == 0), so for k = 2000 the sampled threshold collects too few
+  // candidates and the exact radix path must take over.
+  const std::size_t n = 100000;
+  std::mt19937 rng(23);
+  std::uniform_int_distribution<int> u(-64, 64);
+  std::vector<float> grid(n), trap(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    grid[i] = static_cast<float>(u(rng)) / 8.0f;
+    trap[i] = i % 64 == 0 ? 100.0f : static_cast<float>(u(rng)) / 64.0f;
+  }
+  for (const auto* x : {&grid, &trap}) {
+    std::vector<std::uint32_t> order(n);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return std::fabs((*x)[a]) > std::fabs((*x)[b]); });
+    for (std::size_t k : {1u, 1000u, 2000u, 12500u}) {
+      std::vector<std::uint32_t> expect(order.begin(), order.begin() + static_cast<long>(k));
+      std::sort(expect.begin(), expect.end());
+      INFO("k = " << k << (x == &trap ? " (trap)" : " (grid)"));
+      CHECK(top_k_indices(x->data(), n, k) == expect);
+    }
+  }
+}
