@@ -15,6 +15,7 @@ namespace {
 constexpr float EPS = 1e-6f; // fixpoint.py: x / (scale + 1e-6)
 
 /// Codes of one row and, when `m` is given, m += deQ(code) — the same expression as dequantize_channels.
+CCSIM_VECTOR_CLONES
 void encode_row(const float* x, const float* m_old, float* m_new, const float* scales, std::size_t channels,
                 float half, std::int8_t* codes)
 {
@@ -77,16 +78,27 @@ std::uint64_t direct_quantize(const float* x, std::size_t rows, std::size_t chan
   return q.wire_bytes();
 }
 
-void quantize_delta_channels(const float* a, float* m, std::size_t rows, std::size_t channels, int bits,
-                             std::int8_t* codes, float* scales)
+namespace {
+/// Per-channel running max of |a - m| over the rows (channel innermost, so it vectorises across channels).
+CCSIM_VECTOR_CLONES
+void channel_absmax_of_difference(const float* a, const float* m, std::size_t rows, std::size_t channels, float* scales)
 {
   std::fill(scales, scales + channels, 0.0f);
   for (std::size_t r = 0; r < rows; ++r) {
     const float* ar = a + r * channels;
     const float* mr = m + r * channels;
-    for (std::size_t c = 0; c < channels; ++c)
-      scales[c] = std::max(scales[c], std::fabs(ar[c] - mr[c]));
+    for (std::size_t c = 0; c < channels; ++c) {
+      const float v = std::fabs(ar[c] - mr[c]);
+      scales[c]     = scales[c] < v ? v : scales[c];
+    }
   }
+}
+} // namespace
+
+void quantize_delta_channels(const float* a, float* m, std::size_t rows, std::size_t channels, int bits,
+                             std::int8_t* codes, float* scales)
+{
+  channel_absmax_of_difference(a, m, rows, channels, scales);
   for (std::size_t c = 0; c < channels; ++c)
     scales[c] = round_to_fp16(scales[c]);
   const float half = static_cast<float>(1 << (bits - 1));
