@@ -2,8 +2,8 @@
 // The 32x32 Sylvester Hadamard transform SDP4Bit uses to smooth gradient outliers before quantization
 // (SDP4Bit §3.2.2 "TLq-HS", Algorithm 3; hadamard_order = 5, notes/reference-implementations.md §7.4).
 // ccsim applies the normalised form H/sqrt(32), which is orthogonal and its own inverse (H·H = 32·I); SDP4Bit's
-// unnormalised forward with a 1/32 inverse gives the same round trip, and the quantized codes are identical
-// because group scales absorb the constant factor (max|Hx| scales with it). Sylvester order: H_1 = [1],
+// unnormalised forward with a 1/32 inverse gives the same round trip, and the same quantized codes up to fp32
+// rounding, because the per-group scale absorbs the constant factor (max|Hx| scales with it). Sylvester order: H_1 = [1],
 // H_2k = [[H_k, H_k], [H_k, -H_k]], so row r, column c of H_32 is (-1)^popcount(r & c).
 // Fused variants transform one quantization group at a time in cache, as SDP4Bit's swizzled_quantize_ht.cu does;
 // the group size must be a multiple of 32 so no block straddles two groups (SDP4Bit §3.3, "group size alignment").
