@@ -41,13 +41,13 @@ __attribute__((target("avx2"))) inline __m256 in_lane_stage(__m256 r, __m256 t)
   return _mm256_blend_ps(_mm256_add_ps(r, t), _mm256_sub_ps(t, r), BLEND);
 }
 
-__attribute__((target("avx2"))) void hadamard32_avx2(float* x, std::size_t n)
+__attribute__((target("avx2"))) void hadamard32_avx2(const float* in, float* x, std::size_t n)
 {
   const __m256 norm = _mm256_set1_ps(0.17677669529663687f);
   for (std::size_t b = 0; b < n; b += 32) {
     __m256 r[4];
     for (int k = 0; k < 4; ++k) {
-      __m256 v = _mm256_loadu_ps(x + b + 8 * k);
+      __m256 v = _mm256_loadu_ps(in + b + 8 * k);
       v        = in_lane_stage<0xAA>(v, _mm256_permute_ps(v, 0xB1));            // h = 1
       v        = in_lane_stage<0xCC>(v, _mm256_permute_ps(v, 0x4E));            // h = 2
       v        = in_lane_stage<0xF0>(v, _mm256_permute2f128_ps(v, v, 0x01));    // h = 4
@@ -82,12 +82,26 @@ std::size_t slice_numel(std::size_t group)
 }
 } // namespace
 
+namespace {
+/// out = H·in (one read of the input, the transform written straight into the slice scratch).
+void hadamard32_into(const float* in, float* out, std::size_t n)
+{
+#if CCSIM_HAVE_AVX2_PATH
+  if (have_avx2())
+    return hadamard32_avx2(in, out, n);
+#endif
+  std::copy(in, in + n, out);
+  for (std::size_t b = 0; b < n; b += 32)
+    hadamard_block(out + b);
+}
+} // namespace
+
 void hadamard32(float* x, std::size_t n)
 {
   assert(n % 32 == 0);
 #if CCSIM_HAVE_AVX2_PATH
   if (have_avx2())
-    return hadamard32_avx2(x, n);
+    return hadamard32_avx2(x, x, n);
 #endif
   for (std::size_t b = 0; b < n; b += 32)
     hadamard_block(x + b);
@@ -101,8 +115,7 @@ void hadamard32_quantize_packed(const float* x, std::size_t n, int bits, std::si
   std::vector<float> scratch(std::min(n, slice));
   for (std::size_t s0 = 0; s0 < n; s0 += slice) {
     const std::size_t m = std::min(n - s0, slice);
-    std::copy(x + s0, x + s0 + m, scratch.begin());
-    hadamard32(scratch.data(), m);
+    hadamard32_into(x + s0, scratch.data(), m);
     // s0 is a multiple of the group: codes start at byte s0·bits/8, scales at group s0/group.
     quantize_groups_packed(scratch.data(), m, bits, group, rounding, seed, codes + s0 * static_cast<std::size_t>(bits) / 8,
                            scales + s0 / group, /*first_index=*/s0);
