@@ -1,8 +1,11 @@
 // The training loop shared by every trainable algorithm.
 #include "algorithms/Training.hpp"
 
+#include "algorithms/TrainingPaths.hpp"
+
 #include "workloads/proxy/Mlp.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
@@ -13,6 +16,19 @@ std::vector<std::string> proxy_models()
   return {"mlp"};
 }
 
+bool is_sharded(const std::string& a)
+{
+  for (const char* n : {"megatron-dp", "sdp4bit", "qwd", "qw", "tlq", "tlq-hs", "ulq", "zeropp"})
+    if (a == n)
+      return true;
+  return false;
+}
+
+bool is_pipeline(const std::string& a)
+{
+  return a == "fp32-pipeline" || a == "directq" || a == "aq-sgd";
+}
+
 TrainResult train(const TrainConfig& c)
 {
   if (c.model != "mlp")
@@ -20,6 +36,20 @@ TrainResult train(const TrainConfig& c)
   if (c.workers < 1 || c.steps < 1 || c.global_batch < c.workers || c.global_batch % c.workers != 0)
     throw std::invalid_argument("global batch " + std::to_string(c.global_batch) + " must be a positive multiple of " +
                                 std::to_string(c.workers) + " workers");
+  // The sharded and pipeline loops take their own keys; an unknown one is a typo, not a default.
+  auto only = [&](std::initializer_list<const char*> allowed) {
+    for (const auto& [k, _] : c.hyper)
+      if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return k == a; }))
+        throw std::invalid_argument("unknown parameter '" + k + "' for " + c.algorithm);
+  };
+  if (is_pipeline(c.algorithm)) {
+    only({"lr", "weight_decay", "pp", "fw_bits", "bw_bits", "train_examples"});
+    return train_pipeline(c);
+  }
+  if (is_sharded(c.algorithm)) {
+    only({"lr", "weight_decay", "gpus_per_node"});
+    return train_sharded(c);
+  }
   const auto wall0 = std::chrono::steady_clock::now();
   const workloads::Mlp model(32, 64, 10, c.seed);
   numerics::Hyper hyper = c.hyper;

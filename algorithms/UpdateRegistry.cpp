@@ -14,7 +14,18 @@ std::vector<AlgorithmInfo> update_algorithm_infos()
           {"lamb-basic-1bit", "", false, true},
           {"slamb", "", false, true},
           {"topk-lamb", "", false, true},
-          {"randk-lamb", "", false, true}};
+          {"randk-lamb", "", false, true},
+          {"megatron-dp", "", false, true},
+          {"sdp4bit", "", false, true},
+          {"qwd", "", false, true},
+          {"qw", "", false, true},
+          {"tlq", "", false, true},
+          {"tlq-hs", "", false, true},
+          {"ulq", "", false, true},
+          {"zeropp", "", false, true},
+          {"fp32-pipeline", "", false, true},
+          {"directq", "", false, true},
+          {"aq-sgd", "", false, true}};
 }
 
 } // namespace ccsim::algorithms

@@ -1,0 +1,103 @@
+// Sharded data-parallel convergence runs (SDP4Bit §4): gradients reduce-scattered (fp32, or TLq / TLq-HS / ULq
+// through numerics::TwoLevelQuantizer), AdamW on the fp32 master weights, and the model copy every rank computes
+// with gathered as bf16, as 4-bit weight differences (qWD, numerics::WeightDiffQuantizer) or as 4-bit weights (qW).
+#include "algorithms/TrainingPaths.hpp"
+
+#include "numerics/TwoLevelQuantizer.hpp"
+#include "numerics/WeightDiffQuantizer.hpp"
+#include "workloads/proxy/Mlp.hpp"
+
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+
+namespace ccsim::algorithms {
+
+namespace {
+double get(const numerics::Hyper& h, const char* key, double fallback)
+{
+  const auto it = h.find(key);
+  return it == h.end() ? fallback : it->second;
+}
+} // namespace
+
+TrainResult train_sharded(const TrainConfig& c)
+{
+  const auto wall0 = std::chrono::steady_clock::now();
+  const std::string& a = c.algorithm;
+  const auto W         = static_cast<std::size_t>(c.workers);
+  const auto g         = static_cast<std::size_t>(get(c.hyper, "gpus_per_node", 4));
+  if (W % g != 0)
+    throw std::invalid_argument("workers must be a multiple of gpus_per_node");
+  const workloads::Mlp model(32, 64, 10, c.seed);
+  const std::size_t n = model.size();
+
+  std::unique_ptr<numerics::TwoLevelQuantizer> tlq;
+  if (a == "sdp4bit" || a == "tlq-hs")
+    tlq = std::make_unique<numerics::TwoLevelQuantizer>(n, numerics::TwoLevelConfig::tlq_hs(W / g, g), c.seed);
+  else if (a == "tlq")
+    tlq = std::make_unique<numerics::TwoLevelQuantizer>(n, numerics::TwoLevelConfig::tlq(W / g, g), c.seed);
+  else if (a == "ulq" || a == "zeropp")
+    tlq = std::make_unique<numerics::TwoLevelQuantizer>(n, numerics::TwoLevelConfig::ulq(W / g, g), c.seed);
+  const bool qwd = a == "sdp4bit" || a == "qwd";
+  const numerics::WeightDiffQuantizer wdq({}, c.seed);
+
+  numerics::Vec master = model.initial_params(c.seed); // fp32 master weights (sharded over ranks in reality)
+  numerics::Vec copy   = master;                        // the model every rank computes with
+  numerics::round_to_bf16(copy.data(), n);
+  numerics::AdamState opt;
+  const int local = c.global_batch / c.workers;
+  TrainResult r;
+  r.loss_curve.emplace_back(0, model.eval_loss(copy));
+  std::vector<numerics::Vec> grads(W);
+  std::vector<std::vector<float>> shards;
+  for (int step = 1; step <= c.steps; ++step) {
+    for (std::size_t w = 0; w < W; ++w) {
+      workloads::Mat x;
+      std::vector<int> y;
+      model.sample(local, w, static_cast<std::uint64_t>(step), x, y);
+      model.loss(copy, x, y, &grads[w]);
+    }
+    r.step_phase.push_back("sharded");
+    numerics::Vec avg(static_cast<long>(n));
+    if (tlq) {
+      std::vector<const float*> in;
+      for (auto& v : grads)
+        in.push_back(v.data());
+      tlq->reduce_scatter(in, shards, static_cast<std::uint64_t>(step));
+      std::vector<float> full;
+      for (const auto& s : shards)
+        full.insert(full.end(), s.begin(), s.end());
+      for (std::size_t i = 0; i < n; ++i)
+        avg[static_cast<long>(i)] = full[i];
+      r.bytes_per_worker += tlq->intra_bytes() * (g - 1) / g + tlq->inter_bytes() * (W / g - 1) / (W / g);
+    } else {
+      avg = numerics::average(grads);
+      r.bytes_per_worker += 4ull * n * (W - 1) / W; // fp32 reduce-scatter
+    }
+    // Megatron's distributed optimizer: AdamW with bias correction on each rank's shard of the master weights.
+    numerics::adam_update(master, avg, opt, get(c.hyper, "lr", 0.003), 0.9, 0.95, 1e-8, get(c.hyper, "weight_decay", 0), true);
+    if (qwd) {
+      // qWD: each owner sends Q(w - w̃) of its shard; every rank adds deQ into its bf16 copy (§4.1).
+      const auto msg = wdq.encode(master.data(), copy.data(), n, static_cast<std::uint64_t>(step));
+      wdq.apply(msg, copy.data());
+      r.bytes_per_worker += msg.wire_bytes() * (W - 1) / W;
+    } else if (a == "qw" || a == "zeropp") {
+      const int bits = a == "qw" ? 4 : 8; // plain 4-bit weights; ZeRO++'s qwZ is int8
+      numerics::quantize_weights(master.data(), n, bits, 2048, numerics::Rounding::STOCHASTIC,
+                                 c.seed + static_cast<std::uint64_t>(step), copy.data());
+      r.bytes_per_worker += numerics::packed_bytes(n, bits, 2048) * (W - 1) / W;
+    } else {
+      copy = master;
+      numerics::round_to_bf16(copy.data(), n);
+      r.bytes_per_worker += 2ull * n * (W - 1) / W;
+    }
+    if (step % c.eval_every == 0 || step == c.steps)
+      r.loss_curve.emplace_back(step, model.eval_loss(copy));
+  }
+  r.final_loss = r.loss_curve.back().second;
+  r.wall_s     = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return r;
+}
+
+} // namespace ccsim::algorithms

@@ -1,0 +1,17 @@
+#pragma once
+// The non-data-parallel training loops behind algorithms::train: sharded DP (SDP4Bit and its comparisons) and
+// pipelines (AQ-SGD, DirectQ, fp32).
+
+#include "algorithms/Training.hpp"
+
+namespace ccsim::algorithms {
+
+/// megatron-dp, sdp4bit, qwd, qw, tlq, tlq-hs, ulq, zeropp. Hyper: lr, weight_decay, gpus_per_node (4).
+TrainResult train_sharded(const TrainConfig& config);
+/// fp32-pipeline, directq, aq-sgd. Hyper: lr, pp (4), fw_bits (2), bw_bits (4).
+TrainResult train_pipeline(const TrainConfig& config);
+
+bool is_sharded(const std::string& algorithm);
+bool is_pipeline(const std::string& algorithm);
+
+} // namespace ccsim::algorithms
