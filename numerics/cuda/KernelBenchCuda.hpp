@@ -20,7 +20,7 @@ std::vector<CudaKernelRate> bench_kernels(std::uint64_t bytes, int repeats);
 
 /// Host wrappers: copy in, run the kernel, copy out (for parity tests against numerics/).
 void pack_signs_host(const float* x, std::size_t n, std::uint8_t* bits);
-float compress_with_feedback_host(float* x, float* error, std::size_t n, std::uint8_t* bits);
+float compress_with_feedback_host(const float* x, float* error, std::size_t n, std::uint8_t* bits);
 void quantize_groups_host(const float* x, std::size_t n, int bits, std::size_t group, bool stochastic,
                           std::uint64_t seed, std::int8_t* codes, float* scales);
 void hadamard32_host(float* x, std::size_t n);

@@ -16,7 +16,7 @@ bool built_with_cuda() noexcept { return false; }
 int device_count() noexcept { return 0; }
 std::vector<CudaKernelRate> bench_kernels(std::uint64_t, int) { absent(); }
 void pack_signs_host(const float*, std::size_t, std::uint8_t*) { absent(); }
-float compress_with_feedback_host(float*, float*, std::size_t, std::uint8_t*) { absent(); }
+float compress_with_feedback_host(const float*, float*, std::size_t, std::uint8_t*) { absent(); }
 void quantize_groups_host(const float*, std::size_t, int, std::size_t, bool, std::uint64_t, std::int8_t*, float*) { absent(); }
 void hadamard32_host(float*, std::size_t) { absent(); }
 } // namespace ccsim::numerics::cuda

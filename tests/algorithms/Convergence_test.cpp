@@ -18,7 +18,7 @@ double final_loss(const std::string& algorithm)
 }
 } // namespace
 
-TEST_CASE("Convergence: 1-bit Adam matches Adam, error-feedback 1-bit gradients with Adam do not", "[algorithms]")
+TEST_CASE("Convergence: 1-bit Adam matches Adam / error-feedback 1-bit gradients with Adam do not", "[algorithms]")
 {
   // 1-bit Adam Fig. 1 and Fig. 6: compressing momentum after a variance-freezing warm-up keeps Adam's
   // convergence; compressing gradients that feed Adam's variance does not.
@@ -70,7 +70,7 @@ double large_batch_loss(const std::string& algorithm, ccsim::numerics::Hyper ext
 }
 } // namespace
 
-TEST_CASE("Convergence: at batch 4096, 1-bit LAMB and SLAMB (k = 0.1) match LAMB; SLAMB at k = 0.001 does not",
+TEST_CASE("Convergence: at batch 4096 / 1-bit LAMB and SLAMB (k = 0.1) match LAMB - SLAMB at k = 0.001 does not",
           "[algorithms]")
 {
   // 1-bit LAMB Table 2 / Fig. 2 and SLAMB Fig. 3a, Table 3: same convergence as LAMB; an extreme k hurts.
@@ -83,7 +83,7 @@ TEST_CASE("Convergence: at batch 4096, 1-bit LAMB and SLAMB (k = 0.1) match LAMB
   CHECK(tiny_k > slamb * 1.05);
 }
 
-TEST_CASE("Convergence: SDP4Bit matches the sharded baseline; plain 4-bit weights do not", "[algorithms]")
+TEST_CASE("Convergence: SDP4Bit matches the sharded baseline - plain 4-bit weights do not", "[algorithms]")
 {
   // SDP4Bit Table 1 / Fig. 6: qWD + TLq-HS keep the baseline's loss; quantizing the weights themselves (qW) does
   // not (§4.1, Counterexample 4.1). 16 workers as 4 nodes x 4 GPUs.
@@ -99,7 +99,7 @@ TEST_CASE("Convergence: SDP4Bit matches the sharded baseline; plain 4-bit weight
   CHECK((run("qw") - baseline) / baseline > 0.02);
 }
 
-TEST_CASE("Convergence: with pp = 4, AQ-SGD at fw2/bw4 matches fp32 activations; DirectQ does not", "[algorithms]")
+TEST_CASE("Convergence: with pp = 4 / AQ-SGD at fw2/bw4 matches fp32 activations - DirectQ does not", "[algorithms]")
 {
   // AQ-SGD Fig. 3 / §4.1: quantizing activation *changes* per example converges like fp32, quantizing the
   // activations directly at 2 bits does not. The pipeline trains on a finite 8192-example set, so the per-example

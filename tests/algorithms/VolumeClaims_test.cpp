@@ -66,7 +66,7 @@ TEST_CASE("VolumeClaims: 1-bit LAMB sends 4.6x / 4.1x less than LAMB at seq 128 
         Approx(4.1).epsilon(0.01));
 }
 
-TEST_CASE("VolumeClaims: SLAMB sends 1/(k + 1/H) = 9.1x less than LAMB at k = 0.1, H = 100 (SLAMB §5.1)", "[algorithms]")
+TEST_CASE("VolumeClaims: SLAMB sends 1/(k + 1/H) = 9.1x less than LAMB at k = 0.1 / H = 100 (SLAMB §5.1)", "[algorithms]")
 {
   const auto s = shape(64, 4);
   CHECK(sent_per_step("lamb", s) / sent_per_step("slamb", s) == Approx(1 / (0.1 + 0.01)).epsilon(1e-4));

@@ -94,7 +94,7 @@ TEST_CASE("ccsim experiment: a bad axis and a wrong type are one-line errors at 
                        "/base/gpus: must be an integer, not string");
 }
 
-TEST_CASE("ccsim experiment: axes expand as a cartesian product, speedups against the baseline", "[cli]")
+TEST_CASE("ccsim experiment: axes expand as a cartesian product / speedups against the baseline", "[cli]")
 {
   const auto file = write_temp_file("sweep.json", R"({"name": "sweep", "base": {"topology": "v100x8-ib100",
     "workload": "bert-large", "micro_batch": 64, "global_batch": 8192},

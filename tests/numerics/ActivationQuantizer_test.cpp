@@ -10,7 +10,7 @@
 
 using namespace ccsim::numerics;
 
-TEST_CASE("round_to_fp16: 11 significant bits, ties to even, subnormals and overflow", "[numerics]")
+TEST_CASE("round_to_fp16: 11 significant bits / ties to even / subnormals and overflow", "[numerics]")
 {
   // 0.1 = 1.6·2^-4; 1.6·1024 = 1638.4 -> 1638: 1638/1024·2^-4 = 0.0999755859375.
   CHECK(round_to_fp16(0.1f) == 0.0999755859375f);
@@ -36,7 +36,7 @@ TEST_CASE("quantize_channels: hand-worked 2x3 activation at 3 bits", "[numerics]
   CHECK(channel_quantized_bytes(2, 3, 3) == 9);
 }
 
-TEST_CASE("DeltaBuffers: the receiver reconstructs exactly what the sender holds, epoch after epoch", "[numerics]")
+TEST_CASE("DeltaBuffers: the receiver reconstructs exactly what the sender holds / epoch after epoch", "[numerics]")
 {
   // Sender and receiver are separate objects; only messages pass between them. First sight: fp32, 4·n bytes;
   // afterwards Q(a - m): channel_quantized_bytes. After every message both m(ξ) are bit-identical.

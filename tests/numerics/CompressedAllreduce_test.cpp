@@ -64,7 +64,7 @@ struct Reference {
 };
 } // namespace
 
-TEST_CASE("CompressedAllreduce: N = 2, 4, 8 workers match the fp64 restatement over 3 calls with error feedback",
+TEST_CASE("CompressedAllreduce: N = 2 / 4 / 8 workers match the fp64 restatement over 3 calls with error feedback",
           "[numerics]")
 {
   // Inputs as in DeepSpeed's test_nccl_backend.py: uniform(-0.5, 0.5) + 0.01·rank, fresh every call.
@@ -127,7 +127,7 @@ TEST_CASE("CompressedAllreduce: every worker's sent signs plus its new error equ
   }
 }
 
-TEST_CASE("CompressedAllreduce: bytes sent per worker, counted from the packed buffers", "[numerics]")
+TEST_CASE("CompressedAllreduce: bytes sent per worker / counted from the packed buffers", "[numerics]")
 {
   // W = 4, numel 1000 -> padded 1024: phase 1 sends 3 of its 4 sign chunks (3·32 bytes) and its scale to 3 peers
   // (12 bytes); phase 2 sends its 32-byte server chunk and scale to 3 peers (96 + 12). Total 216 per call.

@@ -58,7 +58,7 @@ TEST_CASE("CudaParity: 1-bit compression with error feedback matches the CPU (sc
     CHECK(e2[i] == Approx(e1[i]).margin(1e-5));
 }
 
-TEST_CASE("CudaParity: group quantization, nearest and stochastic with the same seed, is bit-for-bit", "[numerics][cuda]")
+TEST_CASE("CudaParity: group quantization / nearest and stochastic with the same seed / is bit-for-bit", "[numerics][cuda]")
 {
   if (no_device())
     return;

@@ -11,7 +11,7 @@
 
 using namespace ccsim::numerics;
 
-TEST_CASE("quantize_groups_packed: the issue's int4 vector, codes, nibbles and dequantized values", "[numerics]")
+TEST_CASE("quantize_groups_packed: the issue's int4 vector / codes / nibbles and dequantized values", "[numerics]")
 {
   // max|x| = 1, qmax = 7, v = 7x = [7, -3.5, 1.82, -7, 0, 0.7, -0.42, 3.5]. Round half to even:
   // -3.5 -> -4 and 3.5 -> 4 (4 is even), 1.82 -> 2, 0.7 -> 1, -0.42 -> 0. Codes [7, -4, 2, -7, 0, 1, 0, 4].
@@ -83,7 +83,7 @@ TEST_CASE("quantize_groups: stochastic rounding is unbiased over many seeds", "[
   CHECK(sum2 / seeds == Approx(-0.45).margin(0.004));
 }
 
-TEST_CASE("quantize_groups_packed: same codes as quantize_groups + pack_int4, int8 as bytes", "[numerics]")
+TEST_CASE("quantize_groups_packed: same codes as quantize_groups + pack_int4 / int8 as bytes", "[numerics]")
 {
   // Two code paths (vector API and packed kernel) must agree bit for bit, for both roundings, with a partial group.
   std::mt19937 rng(9);

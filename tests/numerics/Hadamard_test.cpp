@@ -10,7 +10,7 @@
 
 using namespace ccsim::numerics;
 
-TEST_CASE("hadamard32: columns are the Sylvester matrix (-1)^popcount(r&c)/sqrt(32), and H·H = I", "[numerics]")
+TEST_CASE("hadamard32: columns are the Sylvester matrix (-1)^popcount(r&c)/sqrt(32) / and H·H = I", "[numerics]")
 {
   for (int c = 0; c < 32; ++c) {
     std::vector<float> e(32, 0.0f);

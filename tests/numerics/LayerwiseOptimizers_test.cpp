@@ -38,7 +38,7 @@ TEST_CASE("OnebitLamb: before its freeze step it is LAMB on the averaged gradien
   CHECK(onebit->phase() == "warmup");
 }
 
-TEST_CASE("OnebitLamb: after the freeze the ratio stays in [r_min, r_max] and workers stay identical", "[numerics]")
+TEST_CASE("OnebitLamb: after the freeze the ratio stays in (r_min / r_max) and workers stay identical", "[numerics]")
 {
   OnebitLamb opt(LAYOUT, 16, 4, {{"lr", 0.01}, {"freeze_step", 5}, {"r_min", 0.5}, {"r_max", 4.0}}, true);
   std::vector<Vec> x(4, Vec::LinSpaced(16, -1, 1));

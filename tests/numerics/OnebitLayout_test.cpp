@@ -7,7 +7,7 @@
 
 using namespace ccsim::numerics;
 
-TEST_CASE("OnebitLayout: padded length is the next multiple of W·lcm(W, 8) for W = 1..8", "[numerics]")
+TEST_CASE("OnebitLayout: padded length is the next multiple of W·lcm(W / 8) for W = 1..8", "[numerics]")
 {
   // fp16/onebit/adam.py l.110: divider = W·lcm(W, 8). Closed form per W: 1->8, 2->16, 3->72, 4->32, 5->200,
   // 6->144, 7->392, 8->64; numel 1000 rounds up to the next multiple.
@@ -22,7 +22,7 @@ TEST_CASE("OnebitLayout: padded length is the next multiple of W·lcm(W, 8) for 
   CHECK(OnebitLayout(64, 8).padded_numel() == 64);     // already aligned: no padding
 }
 
-TEST_CASE("OnebitLayout: worker, server and input bytes as nccl.py puts them on the wire", "[numerics]")
+TEST_CASE("OnebitLayout: worker / server and input bytes as nccl.py puts them on the wire", "[numerics]")
 {
   // W = 4, numel 1000 -> padded 1024 (unit 32). Phase 1: 1024/8 = 128 sign bytes + one fp32 scale = 132.
   // Phase 2: the server chunk 256 values = 32 bytes + one fp32 scale = 36. Input: 1024 fp32 = 4096 bytes.

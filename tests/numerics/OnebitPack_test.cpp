@@ -10,7 +10,7 @@
 
 using namespace ccsim::numerics;
 
-TEST_CASE("pack_signs: two bytes, MSB first, -0.0 and 0 count as +1", "[numerics]")
+TEST_CASE("pack_signs: two bytes / MSB first / -0.0 and 0 count as +1", "[numerics]")
 {
   // signs + + - - + + + - | all + : 1100'1110 = 0xCE, 1111'1111 = 0xFF (cupy.packbits bitorder 'big', notes §1.3)
   const std::array<float, 16> x{-0.0f, 1, -1, -1e-30f, 0, 2, 3, -2, 1, 1, 1, 1, 1, 1, 1, 1};
@@ -20,7 +20,7 @@ TEST_CASE("pack_signs: two bytes, MSB first, -0.0 and 0 count as +1", "[numerics
   CHECK(bits[1] == 0xFF);
 }
 
-TEST_CASE("unpack_signs and accumulate_signs: bit 1 is +scale, read from the MSB", "[numerics]")
+TEST_CASE("unpack_signs and accumulate_signs: bit 1 is +scale / read from the MSB", "[numerics]")
 {
   const std::uint8_t byte = 0b1010'0001; // + - + - - - - +
   std::array<float, 8> out{};
@@ -36,7 +36,7 @@ TEST_CASE("onebit_scale: the RMS ||x||_2 / sqrt(n)", "[numerics]")
   CHECK(onebit_scale(x.data(), x.size()) == Approx(1.7677669529663689).epsilon(1e-7));
 }
 
-TEST_CASE("compress_with_feedback: hand-worked compensated signs, scale and new error", "[numerics]")
+TEST_CASE("compress_with_feedback: hand-worked compensated signs / scale and new error", "[numerics]")
 {
   // p = x + e = [1.5, -2, 3, -4, 0, 0, 0, -1]; ||p||^2 = 2.25+4+9+16+1 = 32.25; scale = sqrt(32.25/8) = 2.0077973...
   // signs + - + - + + + - = 1010'1110 = 0xAE; e' = p - scale·sign(p).
@@ -54,7 +54,7 @@ TEST_CASE("compress_with_feedback: hand-worked compensated signs, scale and new 
   }
 }
 
-TEST_CASE("compress_with_feedback: over many steps, sent + final error telescopes to the sum of inputs", "[numerics]")
+TEST_CASE("compress_with_feedback: over many steps / sent + final error telescopes to the sum of inputs", "[numerics]")
 {
   // Each step: sent_t + e_t = x_t + e_{t-1}. Summed over T steps: sum(sent) + e_T = sum(x) + e_0 (e_0 = 0).
   // fp32 accumulation of 20 steps of O(1) values: tolerance 1e-5 absolute.

@@ -11,7 +11,7 @@
 
 using namespace ccsim::numerics;
 
-TEST_CASE("pack_signs: the first element lands in the most significant bit, 0 counts as +1", "[numerics]")
+TEST_CASE("pack_signs: the first element lands in the most significant bit / 0 counts as +1", "[numerics]")
 {
   const std::array<float, 8> x{-1, 2, 0, -0.5f, 3, -4, 5, 6}; // signs - + + - + - + + -> 0110 1011
   std::uint8_t byte = 0;
@@ -19,7 +19,7 @@ TEST_CASE("pack_signs: the first element lands in the most significant bit, 0 co
   CHECK(byte == 0b0110'1011);
 }
 
-TEST_CASE("OnebitLayout: padding to a multiple of W·lcm(W, 8)", "[numerics]")
+TEST_CASE("OnebitLayout: padding to a multiple of W·lcm(W / 8)", "[numerics]")
 {
   CHECK(OnebitLayout(100, 2).padded_numel() == 112);  // 2·lcm(2,8) = 16 -> 7·16
   CHECK(OnebitLayout(100, 3).padded_numel() == 144);  // 3·24 = 72 -> 2·72
@@ -82,7 +82,7 @@ TEST_CASE("CompressedAllreduce: DeepSpeed's two-worker vector (notes §1.6) over
   CHECK(ar.server_scale(1) == Approx(0.313514115).epsilon(1e-6));
 }
 
-TEST_CASE("CompressedAllreduce: N = 2, 4, 8 workers match a direct fp64 computation", "[numerics]")
+TEST_CASE("CompressedAllreduce: N = 2 / 4 / 8 workers match a direct fp64 computation", "[numerics]")
 {
   for (std::size_t W : {2u, 4u, 8u}) {
     const std::size_t n = 37; // padded to W·lcm(W, 8)

@@ -33,7 +33,7 @@ TEST_CASE("adam_update: without bias correction the first step is lr·0.1g/(sqrt
   CHECK(x[0] == Approx(-0.1 / std::sqrt(0.001))); // -3.1623
 }
 
-TEST_CASE("lamb_update: the trust ratio ||x||/||u|| is clipped into [c_min, c_max] per tensor", "[numerics]")
+TEST_CASE("lamb_update: the trust ratio ||x||/||u|| is clipped into (c_min / c_max) per tensor", "[numerics]")
 {
   // Two tensors. After one step (no bias correction in LAMB's moments here) u = m/sqrt(v) = 0.1g/(sqrt(0.001)|g|)
   // = 3.1623·sign(g) elementwise (eps 0).

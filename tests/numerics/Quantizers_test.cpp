@@ -49,7 +49,7 @@ TEST_CASE("GroupQuantizer: stochastic rounding is deterministic per seed and unb
   CHECK(mean == Approx(2.1).margin(0.019));
 }
 
-TEST_CASE("pack_int4: the first code sits in the high nibble, sign-extended back", "[numerics]")
+TEST_CASE("pack_int4: the first code sits in the high nibble / sign-extended back", "[numerics]")
 {
   const std::vector<std::int8_t> codes = {7, -4, 2, -7, 0};
   const auto packed = pack_int4(codes);
@@ -79,7 +79,7 @@ TEST_CASE("hadamard32: orthonormal and its own inverse", "[numerics]")
     CHECK(x[i] == Approx(original[i]).margin(1e-4));
 }
 
-TEST_CASE("random_k_indices: the same mask on every worker, of size ceil(k·n), distinct", "[numerics]")
+TEST_CASE("random_k_indices: the same mask on every worker / of size ceil(k·n) / distinct", "[numerics]")
 {
   const auto a = random_k_indices(1000, 0.1, 5, 17);
   const auto b = random_k_indices(1000, 0.1, 5, 17);
@@ -101,7 +101,7 @@ TEST_CASE("top_k_indices: picks the k largest magnitudes", "[numerics]")
   CHECK(values == std::vector<float>{-5, 3, 4});
 }
 
-TEST_CASE("quantize_channels: one scale per channel, codes on a 2^(b-1) grid", "[numerics]")
+TEST_CASE("quantize_channels: one scale per channel / codes on a 2^(b-1) grid", "[numerics]")
 {
   // 2 rows x 2 channels, 2 bits: channel 0 max 1 -> 1·2 = 2 clipped to 1, -0.5·2 = -1; channel 1 max 4.
   const std::vector<float> x = {1, 4, -0.5f, -4};
@@ -111,7 +111,7 @@ TEST_CASE("quantize_channels: one scale per channel, codes on a 2^(b-1) grid", "
   CHECK(q.wire_bytes() == 1 + 4); // 4 codes x 2 bits + 2 fp16 scales
 }
 
-TEST_CASE("DeltaBuffers: the first sight is exact, later messages move m(ξ) toward the activation", "[numerics]")
+TEST_CASE("DeltaBuffers: the first sight is exact / later messages move m(ξ) toward the activation", "[numerics]")
 {
   DeltaBuffers buf(1, 4, 4);
   const std::vector<float> a0 = {1, 2, 3, 4};

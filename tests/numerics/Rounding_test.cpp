@@ -8,7 +8,7 @@
 
 using namespace ccsim::numerics;
 
-TEST_CASE("round_half_even: ties go to the even integer, others to the nearest", "[numerics]")
+TEST_CASE("round_half_even: ties go to the even integer / others to the nearest", "[numerics]")
 {
   CHECK(round_half_even(0.5f) == 0.0f);
   CHECK(round_half_even(1.5f) == 2.0f);
@@ -27,7 +27,7 @@ TEST_CASE("floor_small: floor for negative and positive non-integers", "[numeric
   CHECK(floor_small(0.0f) == 0.0f);
 }
 
-TEST_CASE("round_to_bf16: 8 significant bits, ties to even", "[numerics]")
+TEST_CASE("round_to_bf16: 8 significant bits / ties to even", "[numerics]")
 {
   // bf16 near 1 has a step of 2^-7. 1 + 2^-8 is a tie between 1 (even) and 1 + 2^-7 (odd): -> 1.
   // 1 + 3·2^-8 is a tie between 1 + 2^-7 (odd) and 1 + 2^-6 (even): -> 1 + 2^-6.

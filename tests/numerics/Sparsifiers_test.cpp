@@ -39,7 +39,7 @@ TEST_CASE("random_k_indices: every coordinate is picked with probability k", "[n
     CHECK(std::abs(h - 200) < 74);
 }
 
-TEST_CASE("top_k_indices: picks the k largest magnitudes, ties to the lower index", "[numerics]")
+TEST_CASE("top_k_indices: picks the k largest magnitudes / ties to the lower index", "[numerics]")
 {
   // |x| = [.5, 2, 2, .5, .5, 1, 0]: k = 3 -> {1, 2, 5}; k = 4 adds the first 0.5, index 0; k = 5 adds index 3.
   const std::vector<float> x = {0.5f, -2, 2, 0.5f, -0.5f, 1, -0.0f};
@@ -71,7 +71,7 @@ TEST_CASE("top_k_indices: agrees with a full sort on data with many ties", "[num
   }
 }
 
-TEST_CASE("top_k: values match the indices; gather then scatter restores the kept coordinates", "[numerics]")
+TEST_CASE("top_k: values match the indices - gather then scatter restores the kept coordinates", "[numerics]")
 {
   const std::vector<float> x = {0.1f, -5, 3, 0, -0.2f, 4};
   const auto s = top_k(x.data(), x.size(), 3);

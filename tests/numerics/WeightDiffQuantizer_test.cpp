@@ -30,7 +30,7 @@ std::vector<float> gradient(const std::vector<float>& w, bool first)
 }
 } // namespace
 
-TEST_CASE("WeightDiffQuantizer: SDP4Bit Counterexample 4.1, quantized weights stick at (1,-1), qWD converges",
+TEST_CASE("WeightDiffQuantizer: SDP4Bit Counterexample 4.1 / quantized weights stick at (1/-1) / qWD converges",
           "[numerics]")
 {
   // η = 0.1 < 0.125. qW: w <- q(w - η·g(w)); from (1,-1) the pre-quantization weights are (0.6,-1) or (1,-0.6),
@@ -63,7 +63,7 @@ TEST_CASE("WeightDiffQuantizer: SDP4Bit Counterexample 4.1, quantized weights st
   CHECK(std::hypot(qw[0], qw[1]) == Approx(std::sqrt(2.0)));
 }
 
-TEST_CASE("WeightDiffQuantizer: int4 qWD on the counterexample also converges (fp32 copy, nearest)", "[numerics]")
+TEST_CASE("WeightDiffQuantizer: int4 qWD on the counterexample also converges (fp32 copy / nearest)", "[numerics]")
 {
   // Same problem through the WeightDiffQuantizer class: one non-zero difference per step is its group's max, so
   // it is sent exactly (code ±7 · max/7), and w̃ follows SGD as above.

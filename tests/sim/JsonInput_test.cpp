@@ -59,7 +59,7 @@ TEST_CASE("JsonObject: a negative bandwidth is rejected", "[sim][io]")
         "topo.json: /nic/bandwidth_gbps: must be > 0 (got -40)");
 }
 
-TEST_CASE("JsonObject: an unknown key (a typo) is rejected, notes are allowed", "[sim][io]")
+TEST_CASE("JsonObject: an unknown key (a typo) is rejected / notes are allowed", "[sim][io]")
 {
   const nlohmann::json j = nlohmann::json::parse(R"({"gpus": 4, "source": "Table 5", "gpsu_per_node": 4})");
   const JsonObject root(j, "t.json");

@@ -34,7 +34,7 @@ std::string with(const std::string& from, const std::string& to)
 }
 } // namespace
 
-TEST_CASE("load_topology: units are converted once (Gb/s to bytes/s, us to s)", "[sim]")
+TEST_CASE("load_topology: units are converted once (Gb/s to bytes/s / us to s)", "[sim]")
 {
   const auto t = ccsim::sim::load_topology(write_temp_file("ok.json", VALID));
   CHECK(t.nic_bytes_per_s == Approx(80e9 / 8));
@@ -56,7 +56,7 @@ TEST_CASE("load_topology: bad fields are reported at their JSON path", "[sim]")
   CHECK(error_of(with("\"fabric\"", "\"fabrik\"")).rfind("/fabrik: unknown field", 0) == 0);
 }
 
-TEST_CASE("override_inter_node_bandwidth: the link rate changes, the delivered share stays", "[sim]")
+TEST_CASE("override_inter_node_bandwidth: the link rate changes / the delivered share stays", "[sim]")
 {
   auto t = ccsim::sim::load_topology(write_temp_file("ok2.json", VALID));
   ccsim::sim::override_inter_node_bandwidth(t, 10);
