@@ -3,7 +3,7 @@
 
 #include "algorithms/TrainingPaths.hpp"
 
-#include "workloads/proxy/Mlp.hpp"
+#include "workloads/proxy/ProxyModel.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -13,7 +13,7 @@ namespace ccsim::algorithms {
 
 std::vector<std::string> proxy_models()
 {
-  return {"mlp"};
+  return workloads::proxy_model_names();
 }
 
 bool is_sharded(const std::string& a)
@@ -31,8 +31,9 @@ bool is_pipeline(const std::string& a)
 
 TrainResult train(const TrainConfig& c)
 {
-  if (c.model != "mlp")
-    throw std::invalid_argument("unknown model '" + c.model + "' (known: mlp)");
+  const auto model_ptr = workloads::make_proxy_model(c.model, c.seed); // throws for an unknown name
+  if (c.model != "mlp" && (is_pipeline(c.algorithm) || is_sharded(c.algorithm)))
+    throw std::invalid_argument(c.algorithm + " trains the mlp proxy (its sharded and pipelined forms); use --model mlp");
   if (c.workers < 1 || c.steps < 1 || c.global_batch < c.workers || c.global_batch % c.workers != 0)
     throw std::invalid_argument("global batch " + std::to_string(c.global_batch) + " must be a positive multiple of " +
                                 std::to_string(c.workers) + " workers");
@@ -51,7 +52,7 @@ TrainResult train(const TrainConfig& c)
     return train_sharded(c);
   }
   const auto wall0 = std::chrono::steady_clock::now();
-  const workloads::Mlp model(32, 64, 10, c.seed);
+  const workloads::ProxyModel& model = *model_ptr;
   numerics::Hyper hyper = c.hyper;
   hyper.emplace("lr", 0.003);
   if (c.algorithm != "sgd" && c.algorithm != "lamb")
@@ -69,12 +70,9 @@ TrainResult train(const TrainConfig& c)
   TrainResult r;
   r.loss_curve.emplace_back(0, model.eval_loss(params[0]));
   for (int step = 1; step <= c.steps; ++step) {
-    for (int w = 0; w < c.workers; ++w) {
-      workloads::Mat x;
-      std::vector<int> y;
-      model.sample(local, static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(step), x, y);
-      model.loss(params[static_cast<std::size_t>(w)], x, y, &grads[static_cast<std::size_t>(w)]);
-    }
+    for (int w = 0; w < c.workers; ++w)
+      model.batch_gradient(params[static_cast<std::size_t>(w)], local, static_cast<std::uint64_t>(w),
+                           static_cast<std::uint64_t>(step), grads[static_cast<std::size_t>(w)]);
     r.step_phase.push_back(opt->phase());
     opt->step(params, grads);
     if (step % c.eval_every == 0 || step == c.steps)

@@ -51,7 +51,7 @@ int cmd_train(const std::vector<std::string>& args)
   add_common_options(desc);
   desc.add_options()
     ("algorithm", po::value<std::string>()->required(), "algorithm, or a comma-separated list to compare")
-    ("model", po::value<std::string>()->default_value("mlp"), "proxy model: mlp")
+    ("model", po::value<std::string>()->default_value("mlp"), "proxy model: mlp or tiny-transformer")
     ("workers", po::value<int>()->default_value(16), "in-process data-parallel workers")
     ("steps", po::value<int>()->default_value(1000), "training steps")
     ("global-batch", po::value<int>()->default_value(512), "samples per step over all workers")
