@@ -18,8 +18,7 @@ namespace ccsim::algorithms {
 namespace {
 double get(const numerics::Hyper& h, const char* key, double fallback)
 {
-  const auto it = h.find(key);
-  return it == h.end() ? fallback : it->second;
+  return numerics::hyper_or(h, key, fallback);
 }
 
 /// Quantizes a [channels x examples] matrix per channel over the micro-batch (AC-SGD scales over dims (0,1), the

@@ -16,8 +16,7 @@ namespace ccsim::algorithms {
 namespace {
 double get(const numerics::Hyper& h, const char* key, double fallback)
 {
-  const auto it = h.find(key);
-  return it == h.end() ? fallback : it->second;
+  return numerics::hyper_or(h, key, fallback);
 }
 } // namespace
 

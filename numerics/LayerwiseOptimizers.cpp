@@ -12,8 +12,7 @@ namespace ccsim::numerics {
 namespace {
 double get(const Hyper& h, const char* key, double fallback)
 {
-  const auto it = h.find(key);
-  return it == h.end() ? fallback : it->second;
+  return hyper_or(h, key, fallback);
 }
 
 long seg(std::size_t v) { return static_cast<long>(v); }

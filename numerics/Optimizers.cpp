@@ -57,11 +57,16 @@ void lamb_update(Vec& x, const Vec& g, AdamState& s, const TensorLayout& layout,
   }
 }
 
-namespace {
-double get(const Hyper& h, const char* key, double fallback)
+double hyper_or(const Hyper& h, const char* key, double fallback)
 {
   const auto it = h.find(key);
   return it == h.end() ? fallback : it->second;
+}
+
+namespace {
+double get(const Hyper& h, const char* key, double fallback)
+{
+  return hyper_or(h, key, fallback);
 }
 
 /// Uncompressed data parallelism: average the gradients (fp32 ring allreduce bytes), then each worker updates.

@@ -26,6 +26,9 @@ using TensorLayout = std::vector<TensorSlice>;
 
 using Hyper = std::map<std::string, double>;
 
+/// h[key] if present, else `fallback`.
+double hyper_or(const Hyper& h, const char* key, double fallback);
+
 class DistributedOptimizer {
 public:
   virtual ~DistributedOptimizer() = default;
