@@ -1,0 +1,80 @@
+// The `ccsim train` contract (issue 6): the JSON keys, the loss curve's shape, time-to-accuracy against the simulated
+// cluster with warm-up steps at the uncompressed step time, and one-line errors. Short runs (<= 60 steps) keep it fast.
+#include "tests/support/RunCcsim.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+using ccsim::test::line_count;
+using ccsim::test::run_ccsim;
+
+TEST_CASE("ccsim train: --format json prints final_loss, loss_curve, bytes_per_worker and wall_s", "[cli]")
+{
+  const auto r = run_ccsim("train --algorithm adam --workers 4 --steps 30 --global-batch 64 --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  REQUIRE(doc.contains("loss_curve"));
+  const auto& curve = doc["loss_curve"];
+  // Evaluated at step 0 and every 10 steps (eval_every = 10): steps 0, 10, 20, 30.
+  REQUIRE(curve.size() == 4);
+  CHECK(curve.front()[0] == 0);
+  CHECK(curve.back()[0] == 30);
+  // final_loss is the held-out loss after the last step, i.e. the curve's last point.
+  CHECK(doc["final_loss"].get<double>() == curve.back()[1].get<double>());
+  // Adam on the teacher task must learn something in 30 steps: the loss falls below its start (about ln 10).
+  CHECK(doc["final_loss"].get<double>() < curve.front()[1].get<double>());
+  CHECK(doc["bytes_per_worker"].get<double>() > 0);
+  CHECK(doc["wall_s"].get<double>() >= 0);
+  CHECK_FALSE(doc.contains("time_curve"));
+}
+
+TEST_CASE("ccsim train: the time curve runs warm-up steps of 1-bit Adam at Adam's step time", "[cli]")
+{
+  // 1-bit Adam §4.3: the warm-up is plain Adam, so its simulated steps cost what Adam's do; after the freeze the
+  // compressed steps are cheaper on a 40 GbE cluster. 60 steps: freeze at 15 % = step 9, evaluations every 10.
+  const auto r = run_ccsim("train --algorithm adam,onebit-adam --workers 4 --steps 60 --global-batch 64 "
+                           "--topology v100x4-eth40g --gpus 16 --workload bert-large --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto runs = nlohmann::json::parse(r.out)["runs"];
+  REQUIRE(runs.size() == 2);
+  const auto& adam   = runs[0]["time_curve"];
+  const auto& onebit = runs[1]["time_curve"];
+  REQUIRE(adam.size() == 7); // t = 0 and steps 10..60
+  REQUIRE(onebit.size() == 7);
+  // Adam's steps all take the same time, so its curve is evenly spaced: t(60) = 6 t(10).
+  const double adam_step10 = adam[1][0].get<double>();
+  CHECK(adam_step10 > 0);
+  CHECK(adam[6][0].get<double>() == Approx(6 * adam_step10).epsilon(1e-9));
+  // 1-bit Adam's first 9 steps are warm-up at Adam's time, its 10th compressed: strictly less than Adam's 10 steps
+  // but more than 9 of them.
+  CHECK(onebit[1][0].get<double>() < adam_step10);
+  CHECK(onebit[1][0].get<double>() > 0.9 * adam_step10);
+  // Over 60 steps (51 compressed) the compressed run reaches its final loss in less simulated time.
+  CHECK(onebit[6][0].get<double>() < adam[6][0].get<double>());
+}
+
+TEST_CASE("ccsim train: --backend cuda without a device is one error line and exit 2", "[cli]")
+{
+  // The build/CI machines have no GPU (DESIGN.md), so this takes the error path there; on a GPU machine the
+  // message differs but the line count and exit code of a refused backend do not apply, so accept exit 0 too.
+  const auto r = run_ccsim("train --algorithm adam --workers 2 --steps 2 --global-batch 8 --backend cuda");
+  if (r.exit_code == 0) {
+    WARN("a CUDA device is present: the error path is not exercised");
+    return;
+  }
+  CHECK(r.exit_code == 2);
+  CHECK(line_count(r.err) == 1);
+  CHECK(r.err.find("cuda") != std::string::npos);
+}
+
+TEST_CASE("ccsim train: an unknown algorithm or parameter is one error line and exit 2", "[cli]")
+{
+  const auto a = run_ccsim("train --algorithm frobnicate --steps 2");
+  CHECK(a.exit_code == 2);
+  CHECK(line_count(a.err) == 1);
+  CHECK(a.err.find("frobnicate") != std::string::npos);
+  const auto p = run_ccsim("train --algorithm aq-sgd --steps 2 --param colour=3");
+  CHECK(p.exit_code == 2);
+  CHECK(line_count(p.err) == 1);
+  CHECK(p.err.find("colour") != std::string::npos);
+}
