@@ -188,7 +188,8 @@ Experiment load_experiment(const std::string& path)
   }
   e.figure = {{"kind", "none"}};
   if (const auto fig = root.object_if("figure")) {
-    fig->allow_only({"kind", "x", "y", "series", "title", "log_x"});
+    // "panels": one subplot per value of that field (e.g. global_batch for 1-bit LAMB Fig. 3's panels).
+    fig->allow_only({"kind", "x", "y", "series", "title", "log_x", "panels"});
     e.figure         = fig->raw();
     e.figure["kind"] = fig->choice("kind", {"scaling", "speedup-vs-bandwidth", "breakdown", "paper-vs-predicted", "none"});
   }

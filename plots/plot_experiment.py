@@ -19,7 +19,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 UNITS = {"samples_per_s": "throughput (samples/s)", "step_time_s": "step time (s)", "tflops_per_gpu": "TFLOP/s per GPU",
          "allreduce_ms": "allreduce (ms)", "gpus": "GPUs", "bandwidth_gbps": "inter-node bandwidth (Gbit/s)",
-         "scaling_efficiency": "scaling efficiency", "speedup": "speedup over baseline (x)"}
+         "scaling_efficiency": "scaling efficiency", "speedup": "speedup over baseline (x)",
+         "global_batch": "global batch (samples)"}
 
 
 def label(key):
@@ -36,29 +37,55 @@ def main(path):
     fig_spec = doc.get("figure", {})
     kind = fig_spec.get("kind", "none")
     out_dir = os.path.dirname(os.path.abspath(path))
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    panels = fig_spec.get("panels") if kind in ("scaling", "speedup-vs-bandwidth") else None
+    panel_values = sorted({r[panels] for r in rows if panels in r}) if panels else [None]
+    if panels and len(panel_values) > 1:
+        n = len(panel_values)
+        cols = n if n <= 3 else (2 if n == 4 else 3)
+        nrows = (len(panel_values) + cols - 1) // cols
+        fig, axes = plt.subplots(nrows, cols, figsize=(5.2 * cols, 3.9 * nrows), squeeze=False)
+        axes = list(axes.flat)
+        for extra in axes[len(panel_values):]:
+            extra.set_visible(False)
+    else:
+        fig, ax = plt.subplots(figsize=(7.5, 4.8))
+        axes, panels, panel_values = [ax], None, [None]
+    ax = axes[0]
     if kind in ("scaling", "speedup-vs-bandwidth"):
         x = fig_spec.get("x", "gpus" if kind == "scaling" else "bandwidth_gbps")
         y = fig_spec.get("y", "samples_per_s" if kind == "scaling" else "speedup")
         series = fig_spec.get("series", "algorithm")
-        groups = {}
-        for r in rows:
-            if y in r and x in r:
-                groups.setdefault(series_name(r, series), []).append(r)
-        for i, (name, rs) in enumerate(sorted(groups.items())):
-            rs.sort(key=lambda r: r[x])
-            colour = f"C{i % 10}"
-            ax.plot([r[x] for r in rs], [r[y] for r in rs], "o-", color=colour, label=f"{name} (ccsim)")
-            paper = [(r[x], r["paper"][y]) for r in rs if y in r.get("paper", {})]
-            if paper:
-                ax.plot(*zip(*paper), "s", mfc="none", color=colour, label=f"{name} (paper)")
-        if kind == "speedup-vs-bandwidth" or fig_spec.get("log_x"):
-            ax.set_xscale("log")
-        if kind == "speedup-vs-bandwidth":
-            ax.axhline(1.0, color="grey", lw=0.8, ls="--")
-        ax.set_xlabel(label(x))
-        ax.set_ylabel(label(y))
-        ax.legend(fontsize=8)
+        # One colour per series across every panel.
+        colours = {n: f"C{i % 10}" for i, n in enumerate(sorted({series_name(r, series) for r in rows}))}
+        for ax, value in zip(axes, panel_values):
+            groups = {}
+            for r in rows:
+                if y in r and x in r and (panels is None or r.get(panels) == value):
+                    groups.setdefault(series_name(r, series), []).append(r)
+            for name, rs in sorted(groups.items()):
+                rs.sort(key=lambda r: r[x])
+                colour = colours[name]
+                ax.plot([r[x] for r in rs], [r[y] for r in rs], "o-", color=colour, label=f"{name} (ccsim)")
+                paper = [(r[x], r["paper"][y]) for r in rs if y in r.get("paper", {})]
+                if paper:
+                    ax.plot(*zip(*paper), "s", mfc="none", color=colour, label=f"{name} (paper)")
+            if kind == "speedup-vs-bandwidth" or fig_spec.get("log_x"):
+                ax.set_xscale("log")
+                # GPU counts and bandwidths read better as the swept values than as powers of ten.
+                ticks = sorted({r[x] for rs in groups.values() for r in rs})
+                if 1 < len(ticks) <= 12:
+                    ax.set_xticks(ticks)
+                    ax.set_xticklabels([f"{t:g}" for t in ticks])
+                    ax.minorticks_off()
+            if kind == "speedup-vs-bandwidth":
+                ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+            ax.set_xlabel(label(x))
+            ax.set_ylabel(label(y))
+            ax.grid(True, alpha=0.3)
+            if panels is not None:
+                ax.set_title(f"{label(panels)} = {value:g}" if isinstance(value, (int, float)) else f"{label(panels)} = {value}",
+                             fontsize=9)
+        axes[0].legend(fontsize=8)
     elif kind == "breakdown":
         names = [r.get("label") or f"{r.get('algorithm')} {r.get('gpus')}" for r in rows]
         parts = [("compute_s", "compute"), ("exposed_comm_s", "exposed communication"),
@@ -92,7 +119,10 @@ def main(path):
         plt.close(fig)
         return
     ax.grid(True, alpha=0.3)
-    ax.set_title(fig_spec.get("title", doc.get("experiment", "")), fontsize=10)
+    if panels is not None:
+        fig.suptitle(fig_spec.get("title", doc.get("experiment", "")), fontsize=10)
+    else:
+        ax.set_title(fig_spec.get("title", doc.get("experiment", "")), fontsize=10)
     fig.tight_layout()
     for ext in ("png", "svg"):
         fig.savefig(os.path.join(out_dir, f"figure.{ext}"), dpi=130)
