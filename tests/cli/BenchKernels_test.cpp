@@ -1,0 +1,74 @@
+// `ccsim bench-kernels`: the JSON shape the simulator's KernelOp costs are read from, and the no-device error.
+// No timing thresholds here (speed targets live in the benchmark itself); only "the kernel ran and took time".
+#include "numerics/cuda/Device.hpp"
+#include "tests/support/RunCcsim.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <string>
+
+using ccsim::test::line_count;
+using ccsim::test::run_ccsim;
+
+namespace {
+// The names sim/ KernelOps use (DESIGN.md, issue 3 "Benchmark"): they must appear exactly like this.
+const std::set<std::string> k_required = {"memcpy",          "onebit_compress", "onebit_decompress",
+                                          "quant_int4_g128", "quant_int8_g128", "hadamard32_quant_int4",
+                                          "randk_gather",    "topk",            "aq_delta_quant"};
+} // namespace
+
+TEST_CASE("ccsim bench-kernels: cpu json rows name every kernel with positive GB/s", "[cli]")
+{
+  // 1 MiB and 1 repeat keep it fast; the rows must still carry the requested input size.
+  const auto r = run_ccsim("bench-kernels --backend cpu --bytes 1048576 --repeats 1 --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  REQUIRE(doc.contains("rows"));
+  REQUIRE(doc["rows"].is_array());
+  std::set<std::string> seen;
+  for (const auto& row : doc["rows"]) {
+    const auto kernel = row.at("kernel").get<std::string>();
+    seen.insert(kernel);
+    CHECK(row.at("backend").get<std::string>() == "cpu");
+    CHECK(row.at("bytes").get<std::uint64_t>() > 0);
+    CHECK(row.at("bytes").get<std::uint64_t>() <= 1048576u);
+    CHECK(row.at("gbps").get<double>() > 0);
+    CHECK(row.at("vs_memcpy").get<double>() > 0);
+  }
+  for (const auto& name : k_required)
+    CHECK(seen.count(name) == 1);
+  // memcpy is the reference: first row, ratio exactly 1 (gbps / itself).
+  CHECK(doc["rows"][0].at("kernel").get<std::string>() == "memcpy");
+  CHECK(doc["rows"][0].at("vs_memcpy").get<double>() == 1.0);
+}
+
+TEST_CASE("ccsim bench-kernels: the table names each kernel once", "[cli]")
+{
+  const auto r = run_ccsim("bench-kernels --bytes 1048576 --repeats 1");
+  REQUIRE(r.exit_code == 0);
+  for (const auto& name : k_required)
+    CHECK(r.out.find(name) != std::string::npos);
+}
+
+TEST_CASE("ccsim bench-kernels: --backend cuda without a device is one line and exit 2", "[cli]")
+{
+  if (ccsim::numerics::cuda::device_count() > 0) {
+    WARN("a CUDA device is present: the no-device error cannot be shown here");
+    return;
+  }
+  const auto r = run_ccsim("bench-kernels --backend cuda --bytes 1048576 --repeats 1 --format json");
+  CHECK(r.exit_code == 2);
+  CHECK(line_count(r.err) == 1);
+  CHECK(r.err.find("cuda") != std::string::npos);
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("ccsim bench-kernels: an unknown backend is rejected naming the option", "[cli]")
+{
+  const auto r = run_ccsim("bench-kernels --backend tpu --bytes 1048576 --repeats 1");
+  CHECK(r.exit_code == 2);
+  CHECK(line_count(r.err) == 1);
+  CHECK(r.err.find("--backend") != std::string::npos);
+}
