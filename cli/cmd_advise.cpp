@@ -26,7 +26,7 @@ int cmd_advise(const std::vector<std::string>& args)
     ("global-batch", po::value<std::uint64_t>(), "samples per step (default: the workload's)")
     ("micro-batch", po::value<std::uint64_t>(), "samples per GPU per micro-batch (default: the workload's)")
     ("bandwidth-gbps", po::value<double>(), "override the inter-node bandwidth per node (Gbit/s)")
-    ("epoch-samples", po::value<double>()->default_value(1e6), "samples in one epoch (time per epoch = samples / throughput)")
+    ("epoch-samples", po::value<double>()->default_value(1e6), "samples in one epoch (time per epoch = samples / throughput; the default 1e6 is a round number, not the workload's dataset)")
     ("jobs", po::value<int>()->default_value(2), "simulations at once");
   po::variables_map vm;
   if (!parse_options("advise", args, desc, vm))
@@ -102,6 +102,7 @@ int cmd_advise(const std::vector<std::string>& args)
                        {"samples_per_s", rate},
                        {"speedup", base_rate > 0 ? rate / base_rate : 0},
                        {"inter_node_bytes_per_gpu", r["bytes_per_gpu"]["inter_node"]},
+                       {"intra_node_bytes_per_gpu", r["bytes_per_gpu"]["intra_node"]},
                        {"phases", r["phases"].size()}});
   }
   if (format == Format::JSON) {
@@ -111,13 +112,15 @@ int cmd_advise(const std::vector<std::string>& args)
   std::cout << fmt::format("{} on {} x {} GPUs, ranked by time per epoch of {:.3g} samples (warm-up phases included); "
                            "speedup over {}\n",
                            work.name, vm["topology"].as<std::string>(), vm["gpus"].as<int>(), epoch, baseline);
-  Table t({"rank", "algorithm", "epoch (h)", "samples/s", "speedup (x)", "inter-node per step (MB/GPU)"});
+  Table t({"rank", "algorithm", "epoch (h)", "samples/s", "speedup (x)", "inter-node per step (MB/GPU)",
+           "intra-node per step (MB/GPU)"});
   int rank = 1;
   for (const auto& r : ranking)
     t.add_row({std::to_string(rank++), r["algorithm"].get<std::string>(),
                format_number(r["epoch_time_s"].get<double>() / 3600), format_number(r["samples_per_s"].get<double>()),
                format_number(r["speedup"].get<double>(), 3),
-               format_number(r["inter_node_bytes_per_gpu"].get<double>() / 1e6)});
+               format_number(r["inter_node_bytes_per_gpu"].get<double>() / 1e6),
+               format_number(r["intra_node_bytes_per_gpu"].get<double>() / 1e6)});
   t.print(std::cout);
   return 0;
 }

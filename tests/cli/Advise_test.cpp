@@ -32,6 +32,7 @@ TEST_CASE("ccsim advise: ranking by epoch time with speedup over the named basel
     previous = row["epoch_time_s"].get<double>();
     CHECK(row["speedup"].get<double>() == Approx(rate / base_rate));
     CHECK(row["inter_node_bytes_per_gpu"].get<double>() >= 0);
+    CHECK(row["intra_node_bytes_per_gpu"].get<double>() >= 0);
   }
   // no pipeline algorithm is offered for a model that is not pipelined
   for (const auto& row : ranking)
