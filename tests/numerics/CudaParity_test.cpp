@@ -1,8 +1,10 @@
 // CUDA kernels against their CPU twins. Without a device (the build and CI machines) each test says so and
 // returns: Catch2 v2 has no SKIP.
+#include "numerics/ActivationQuantizer.hpp"
 #include "numerics/GroupQuantizer.hpp"
 #include "numerics/Hadamard.hpp"
 #include "numerics/OnebitPack.hpp"
+#include "numerics/Sparsifiers.hpp"
 #include "numerics/cuda/Device.hpp"
 #include "numerics/cuda/KernelBenchCuda.hpp"
 
@@ -83,4 +85,55 @@ TEST_CASE("CudaParity: the Hadamard-32 transform matches the CPU to 1e-5", "[num
   cuda::hadamard32_host(b.data(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i)
     CHECK(b[i] == Approx(a[i]).margin(1e-5));
+}
+
+TEST_CASE("CudaParity: sign unpacking and group dequantization are bit-for-bit the CPU's", "[numerics][cuda]")
+{
+  if (no_device())
+    return;
+  const auto x = random_vector(1024, 5);
+  std::vector<std::uint8_t> bits(128);
+  pack_signs(x.data(), x.size(), bits.data());
+  std::vector<float> cpu(1024), gpu(1024);
+  unpack_signs(bits.data(), 1024, 0.25f, cpu.data());
+  cuda::unpack_signs_host(bits.data(), 1024, 0.25f, gpu.data());
+  CHECK(cpu == gpu);
+  const auto q = quantize_groups(x.data(), x.size(), 8, 128, Rounding::NEAREST, 0);
+  dequantize_groups(q, cpu.data());
+  cuda::dequantize_groups_host(q.codes.data(), q.scales.data(), 1024, 128, gpu.data());
+  CHECK(cpu == gpu);
+}
+
+TEST_CASE("CudaParity: random-k gather/scatter and top-k select the CPU's elements", "[numerics][cuda]")
+{
+  if (no_device())
+    return;
+  const auto x   = random_vector(5000, 6);
+  const auto idx = random_k_indices(5000, 0.1, 44, 3);
+  std::vector<float> cpu(idx.size()), gpu(idx.size());
+  gather(x.data(), idx, cpu.data());
+  cuda::gather_host(x.data(), x.size(), idx.data(), idx.size(), gpu.data());
+  CHECK(cpu == gpu);
+  std::vector<float> back(5000, 0.0f), back_gpu(5000, 0.0f);
+  scatter(cpu.data(), idx, back.data());
+  cuda::scatter_host(cpu.data(), idx.data(), idx.size(), back_gpu.data(), back_gpu.size());
+  CHECK(back == back_gpu);
+  CHECK(cuda::top_k_host(x.data(), x.size(), 50) == top_k_indices(x.data(), x.size(), 50));
+}
+
+TEST_CASE("CudaParity: AQ-SGD delta quantization gives the CPU's codes, scales and buffers", "[numerics][cuda]")
+{
+  if (no_device())
+    return;
+  const auto a = random_vector(16 * 64, 7);
+  auto m_cpu   = random_vector(16 * 64, 8);
+  auto m_gpu   = m_cpu;
+  std::vector<std::int8_t> c_cpu(a.size()), c_gpu(a.size());
+  std::vector<float> s_cpu(64), s_gpu(64);
+  quantize_delta_channels(a.data(), m_cpu.data(), 16, 64, 4, c_cpu.data(), s_cpu.data());
+  cuda::quantize_delta_channels_host(a.data(), m_gpu.data(), 16, 64, 4, c_gpu.data(), s_gpu.data());
+  CHECK(s_cpu == s_gpu);
+  CHECK(c_cpu == c_gpu);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    CHECK(m_gpu[i] == Approx(m_cpu[i]).margin(1e-6));
 }
