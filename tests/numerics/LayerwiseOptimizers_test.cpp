@@ -81,3 +81,22 @@ TEST_CASE("SparseLamb: random-k with error feedback sends ceil(k·n) values and 
   CHECK(opt.bytes_sent_per_worker() == ring_allreduce_bytes(8, 2));
   CHECK((x[0] - x[1]).norm() == 0); // the averaged sparse gradient is the same on every worker
 }
+
+TEST_CASE("Slamb: with k = 1 and H = 1 every coordinate is synchronised so workers never drift apart", "[numerics]")
+{
+  // Derivation: k = 1 makes the shared random-k mask cover all P coordinates (SLAMB Algorithm 1, line "mask of k·P"),
+  // so the masked allreduce averages the whole momentum, no coordinate is stale and no local error is left; with
+  // H = 1 the model is also averaged after every step. Workers starting equal therefore stay bit-identical, and the
+  // model moves (lr > 0, non-zero gradients). Bytes: per step a k·P = 16-value allreduce plus a 16-value model sync.
+  Slamb opt(LAYOUT, 16, 3, {{"lr", 0.01}, {"k", 1.0}, {"H", 1}});
+  const Vec x0 = Vec::LinSpaced(16, -1, 1);
+  std::vector<Vec> x(3, x0);
+  std::mt19937 rng(5);
+  for (int s = 1; s <= 4; ++s) {
+    opt.step(x, random_grads(3, 16, rng));
+    CHECK((x[0] - x[1]).norm() == 0);
+    CHECK((x[0] - x[2]).norm() == 0);
+  }
+  CHECK((x[0] - x0).norm() > 0);
+  CHECK(opt.bytes_sent_per_worker() == 4 * ring_allreduce_bytes(16, 3) + 4 * ring_allreduce_bytes(16, 3));
+}
