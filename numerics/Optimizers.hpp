@@ -40,7 +40,8 @@ protected:
   std::uint64_t bytes_ = 0;
 };
 
-/// sgd, adam, lamb, onebit-adam, naive-1bit-adam. Unknown names or keys throw std::invalid_argument.
+/// sgd, adam, lamb, onebit-adam, naive-1bit-adam, onebit-lamb, lamb-basic-1bit, slamb, topk-lamb, randk-lamb
+/// (numerics/LayerwiseOptimizers.hpp for the last five). Unknown names or keys throw std::invalid_argument.
 std::unique_ptr<DistributedOptimizer> make_distributed_optimizer(const std::string& name, const TensorLayout& layout,
                                                                  std::size_t workers, const Hyper& hyper);
 
