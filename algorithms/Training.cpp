@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <stdexcept>
 
 namespace ccsim::algorithms {
@@ -75,8 +76,12 @@ TrainResult train(const TrainConfig& c)
                            static_cast<std::uint64_t>(step), grads[static_cast<std::size_t>(w)]);
     r.step_phase.push_back(opt->phase());
     opt->step(params, grads);
-    if (step % c.eval_every == 0 || step == c.steps)
+    if (step % c.eval_every == 0 || step == c.steps) {
       r.loss_curve.emplace_back(step, model.eval_loss(params[0]));
+      if (c.progress && std::chrono::steady_clock::now() - wall0 > std::chrono::seconds(5))
+        std::fprintf(stderr, "ccsim train: %s step %d/%d held-out loss %.4f\n", c.algorithm.c_str(), step, c.steps,
+                     r.loss_curve.back().second);
+    }
   }
   r.final_loss       = r.loss_curve.back().second;
   r.bytes_per_worker = opt->bytes_sent_per_worker();

@@ -22,6 +22,8 @@ struct TrainConfig {
   /// Adam's DeepSpeed implementation, notes §2); freeze_step 15% of the steps (1-bit Adam §7.1: 15-25%).
   numerics::Hyper hyper;
   int eval_every = 10;
+  /// Print "step s/S loss L" on stderr at each evaluation when a run has lasted over 5 s (ccsim train sets it).
+  bool progress = false;
 };
 
 struct TrainResult {

@@ -104,6 +104,7 @@ int cmd_train(const std::vector<std::string>& args)
     }
     cfg.seed         = vm["seed"].as<std::uint64_t>();
     cfg.hyper        = hyper;
+    cfg.progress     = true;
     algorithms::TrainResult r;
     try {
       r = algorithms::train(cfg);
