@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <cstdio>
 #include <stdexcept>
 
@@ -63,7 +64,17 @@ TrainResult train(const TrainConfig& c)
     hyper["freeze_step"] = static_cast<double>(std::max(1, c.steps * 15 / 100));
   if ((c.algorithm == "onebit-lamb" || c.algorithm == "lamb-basic-1bit") && hyper.count("freeze_step") == 0)
     hyper["freeze_step"] = static_cast<double>(std::max(1, c.steps * 167 / 1000));
-  auto opt = numerics::make_distributed_optimizer(c.algorithm, model.layout(), static_cast<std::size_t>(c.workers), hyper);
+  std::unique_ptr<numerics::DistributedOptimizer> opt;
+  try {
+    opt = numerics::make_distributed_optimizer(c.algorithm, model.layout(), static_cast<std::size_t>(c.workers), hyper);
+  } catch (const std::invalid_argument& e) {
+    if (std::string(e.what()).rfind("no numeric update", 0) != 0)
+      throw; // an unknown parameter: the factory's message says which
+    throw std::invalid_argument("no numeric update for '" + c.algorithm +
+                                "' (trainable: sgd, adam, lamb, onebit-adam, naive-1bit-adam, onebit-lamb, lamb-basic-1bit, "
+                                "slamb, topk-lamb, randk-lamb, megatron-dp, sdp4bit, qwd, qw, tlq, tlq-hs, ulq, zeropp, "
+                                "fp32-pipeline, directq, aq-sgd)");
+  }
 
   std::vector<numerics::Vec> params(static_cast<std::size_t>(c.workers), model.initial_params(c.seed));
   std::vector<numerics::Vec> grads(static_cast<std::size_t>(c.workers));
