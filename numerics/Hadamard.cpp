@@ -7,12 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#if defined(__GNUC__) && defined(__x86_64__)
-#include <immintrin.h>
-#define CCSIM_HAVE_AVX2_PATH 1
-#else
-#define CCSIM_HAVE_AVX2_PATH 0
-#endif
+#include "numerics/Avx2.hpp"
 
 namespace ccsim::numerics {
 

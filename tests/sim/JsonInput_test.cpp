@@ -1,5 +1,6 @@
 // The JSON boundary: every bad input becomes one InputError line "FILE: /json/path: problem".
 #include "sim/io/JsonInput.hpp"
+#include "tests/support/InputErrors.hpp"
 #include "tests/support/RunCcsim.hpp"
 
 #include <catch2/catch.hpp>
@@ -8,19 +9,9 @@
 
 using ccsim::io::InputError;
 using ccsim::io::JsonObject;
+using ccsim::test::message_of;
 using ccsim::test::write_temp_file;
 
-namespace {
-std::string message_of(const std::function<void()>& f)
-{
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
-}
-} // namespace
 
 TEST_CASE("read_json_file: an unreadable file names the file", "[sim][io]")
 {

@@ -2,6 +2,7 @@
 // is one line naming the file and JSON path, and find_compute / find_optimizer pick the intended profile.
 #include "sim/Workload.hpp"
 #include "sim/io/JsonInput.hpp"
+#include "tests/support/InputErrors.hpp"
 #include "tests/support/RunCcsim.hpp"
 
 #include <catch2/catch.hpp>
@@ -12,18 +13,10 @@
 using ccsim::io::InputError;
 using ccsim::sim::load_workload;
 using ccsim::sim::Workload;
+using ccsim::test::message_of;
 using ccsim::test::write_temp_file;
 
 namespace {
-std::string message_of(const std::function<void()>& f)
-{
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
-}
 
 // A minimal valid workload with one extra JSON fragment spliced into the top-level object.
 std::string workload_text(const std::string& extra)
