@@ -37,6 +37,9 @@ public:
   virtual sim::StepPlan plan(const sim::StepShape& shape, const ParamValues& params) const = 0;
 };
 
+/// Every accepted --param key at its default value.
+ParamValues default_params(const PlanAlgorithm& algorithm);
+
 /// nullptr when no algorithm has that name.
 const PlanAlgorithm* find_plan_algorithm(const std::string& name);
 /// Every registered plan, sorted by name.

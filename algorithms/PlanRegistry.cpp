@@ -67,6 +67,14 @@ const std::vector<std::unique_ptr<PlanAlgorithm>>& registry()
 }
 } // namespace
 
+ParamValues default_params(const PlanAlgorithm& algorithm)
+{
+  ParamValues p;
+  for (const auto& spec : algorithm.param_specs())
+    p[spec.key] = spec.default_value;
+  return p;
+}
+
 const PlanAlgorithm* find_plan_algorithm(const std::string& name)
 {
   for (const auto& a : registry())

@@ -87,9 +87,7 @@ nlohmann::json run_simulation(const SimulateRequest& req)
     throw io::InputError("--fidelity", "", "'" + req.fidelity + "' is not one of: exact, fast");
 
   // --- parameters: workload overrides, then the algorithm's own (unknown keys rejected)
-  algorithms::ParamValues params;
-  for (const auto& spec : algo->param_specs())
-    params[spec.key] = spec.default_value;
+  algorithms::ParamValues params = algorithms::default_params(*algo);
   std::optional<int> seq_len, micro_batches;
   for (const auto& [key, text] : req.params) {
     const double v = parse_number(key, text);

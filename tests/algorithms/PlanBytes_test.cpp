@@ -26,9 +26,7 @@ sim::StepPlan plan_of(const std::string& name, const sim::StepShape& s, algorith
 {
   const auto* a = algorithms::find_plan_algorithm(name);
   REQUIRE(a != nullptr);
-  algorithms::ParamValues p;
-  for (const auto& spec : a->param_specs())
-    p[spec.key] = spec.default_value;
+  algorithms::ParamValues p = algorithms::default_params(*a);
   for (const auto& [k, v] : overrides)
     p[k] = v;
   return a->plan(s, p);
