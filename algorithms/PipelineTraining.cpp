@@ -1,9 +1,10 @@
 // Pipeline-parallel convergence runs (AQ-SGD §3–4): the staged MLP over `pp` stages, forward activations and
-// backward gradients crossing every cut through the real quantizers, per-example buffers m(ξ) for AQ-SGD.
+// backward gradients crossing every cut through the real quantizers, per-example buffers m(ξ) for AQ-SGD. The model
+// is the staged MLP or the staged tiny transformer (workloads/proxy/PipelineModel.hpp).
 #include "algorithms/TrainingPaths.hpp"
 
 #include "numerics/ActivationQuantizer.hpp"
-#include "workloads/proxy/StagedMlp.hpp"
+#include "workloads/proxy/PipelineModel.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -41,7 +42,9 @@ TrainResult train_pipeline(const TrainConfig& c)
   const int bw     = static_cast<int>(get(c.hyper, "bw_bits", 4));
   if (pp < 2)
     throw std::invalid_argument("pipeline training needs pp >= 2");
-  const workloads::StagedMlp model(pp, 64, static_cast<int>(get(c.hyper, "train_examples", 8192)), c.seed);
+  const auto model_ptr = workloads::make_pipeline_model(c.model, pp, static_cast<int>(get(c.hyper, "train_examples", 0)), c.seed);
+  const workloads::PipelineModel& model = *model_ptr;
+  const long P = model.positions(); // columns per example in a cut's activation
   const int batch           = c.global_batch;
   const int steps_per_epoch = model.train_examples() / batch;
   if (steps_per_epoch < 1)
@@ -50,8 +53,9 @@ TrainResult train_pipeline(const TrainConfig& c)
   const bool quant  = c.algorithm != "fp32-pipeline";
   numerics::Vec p   = model.initial_params(c.seed);
   numerics::AdamState opt;
-  // Per-example buffers m(ξ) at every cut; sender and receiver hold identical copies, so one suffices here.
-  std::vector<std::unordered_map<int, numerics::Vec>> m(static_cast<std::size_t>(pp - 1));
+  // Per-example buffers m(ξ) at every cut ([channels x positions] each); sender and receiver hold identical
+  // copies, so one suffices here.
+  std::vector<std::unordered_map<int, workloads::Mat>> m(static_cast<std::size_t>(pp - 1));
 
   TrainResult r;
   r.loss_curve.emplace_back(0, model.eval_loss(p));
@@ -76,17 +80,17 @@ TrainResult train_pipeline(const TrainConfig& c)
       if (!compress) {
         r.bytes_per_worker += 4ull * static_cast<std::uint64_t>(a.size());
         if (aq)
-          for (long j = 0; j < a.cols(); ++j)
-            buf[ids[static_cast<std::size_t>(j)]] = a.col(j);
+          for (std::size_t j = 0; j < ids.size(); ++j)
+            buf[ids[j]] = a.middleCols(static_cast<long>(j) * P, P);
       } else if (aq) {
         // Send Q(a - m(ξ)) with per-channel scales over the micro-batch; both sides: m(ξ) += deQ (Algorithm 1).
         workloads::Mat prev(a.rows(), a.cols());
-        for (long j = 0; j < a.cols(); ++j)
-          prev.col(j) = buf.at(ids[static_cast<std::size_t>(j)]);
+        for (std::size_t j = 0; j < ids.size(); ++j)
+          prev.middleCols(static_cast<long>(j) * P, P) = buf.at(ids[j]);
         const workloads::Mat delta = a - prev;
         a                          = prev + direct(delta, fw, r.bytes_per_worker);
-        for (long j = 0; j < a.cols(); ++j)
-          buf[ids[static_cast<std::size_t>(j)]] = a.col(j);
+        for (std::size_t j = 0; j < ids.size(); ++j)
+          buf[ids[j]] = a.middleCols(static_cast<long>(j) * P, P);
       } else {
         a = direct(a, fw, r.bytes_per_worker); // DirectQ: the activation itself
       }

@@ -3,9 +3,10 @@
 // with gathered as bf16, as 4-bit weight differences (qWD, numerics::WeightDiffQuantizer) or as 4-bit weights (qW).
 #include "algorithms/TrainingPaths.hpp"
 
+#include "numerics/ParallelFor.hpp"
 #include "numerics/TwoLevelQuantizer.hpp"
 #include "numerics/WeightDiffQuantizer.hpp"
-#include "workloads/proxy/Mlp.hpp"
+#include "workloads/proxy/ProxyModel.hpp"
 
 #include <chrono>
 #include <memory>
@@ -28,7 +29,8 @@ TrainResult train_sharded(const TrainConfig& c)
   const auto g         = static_cast<std::size_t>(get(c.hyper, "gpus_per_node", 4));
   if (W % g != 0)
     throw std::invalid_argument("workers must be a multiple of gpus_per_node");
-  const workloads::Mlp model(32, 64, 10, c.seed);
+  const auto model_ptr = workloads::make_proxy_model(c.model, c.seed); // the mlp or the tiny transformer
+  const workloads::ProxyModel& model = *model_ptr;
   const std::size_t n = model.size();
 
   std::unique_ptr<numerics::TwoLevelQuantizer> tlq;
@@ -51,12 +53,9 @@ TrainResult train_sharded(const TrainConfig& c)
   std::vector<numerics::Vec> grads(W);
   std::vector<std::vector<float>> shards;
   for (int step = 1; step <= c.steps; ++step) {
-    for (std::size_t w = 0; w < W; ++w) {
-      workloads::Mat x;
-      std::vector<int> y;
-      model.sample(local, w, static_cast<std::uint64_t>(step), x, y);
-      model.loss(copy, x, y, &grads[w]);
-    }
+    numerics::parallel_for(W, [&](std::size_t w) { // workers are independent: any thread count, same result
+      model.batch_gradient(copy, local, w, static_cast<std::uint64_t>(step), grads[w]);
+    });
     r.step_phase.push_back("sharded");
     numerics::Vec avg(static_cast<long>(n));
     if (tlq) {

@@ -3,6 +3,7 @@
 
 #include "algorithms/TrainingPaths.hpp"
 
+#include "numerics/ParallelFor.hpp"
 #include "workloads/proxy/ProxyModel.hpp"
 
 #include <algorithm>
@@ -34,8 +35,6 @@ bool is_pipeline(const std::string& a)
 TrainResult train(const TrainConfig& c)
 {
   const auto model_ptr = workloads::make_proxy_model(c.model, c.seed); // throws for an unknown name
-  if (c.model != "mlp" && (is_pipeline(c.algorithm) || is_sharded(c.algorithm)))
-    throw std::invalid_argument(c.algorithm + " trains the mlp proxy (its sharded and pipelined forms); use --model mlp");
   if (c.workers < 1 || c.steps < 1 || c.global_batch < c.workers || c.global_batch % c.workers != 0)
     throw std::invalid_argument("global batch " + std::to_string(c.global_batch) + " must be a positive multiple of " +
                                 std::to_string(c.workers) + " workers");
@@ -82,9 +81,9 @@ TrainResult train(const TrainConfig& c)
   TrainResult r;
   r.loss_curve.emplace_back(0, model.eval_loss(params[0]));
   for (int step = 1; step <= c.steps; ++step) {
-    for (int w = 0; w < c.workers; ++w)
-      model.batch_gradient(params[static_cast<std::size_t>(w)], local, static_cast<std::uint64_t>(w),
-                           static_cast<std::uint64_t>(step), grads[static_cast<std::size_t>(w)]);
+    numerics::parallel_for(params.size(), [&](std::size_t w) { // workers are independent: any thread count, same result
+      model.batch_gradient(params[w], local, w, static_cast<std::uint64_t>(step), grads[w]);
+    });
     r.step_phase.push_back(opt->phase());
     opt->step(params, grads);
     if (step % c.eval_every == 0 || step == c.steps) {

@@ -81,23 +81,6 @@ Mat StagedMlp::backward(const Vec& p, int s, const Mat& in, const Mat& d_out, Ve
   return W.transpose() * dz;
 }
 
-double StagedMlp::loss(const Mat& logits, const std::vector<int>& labels, Mat* d_logits) const
-{
-  Mat z        = logits;
-  double total = 0;
-  for (long j = 0; j < z.cols(); ++j) {
-    z.col(j) = (z.col(j).array() - z.col(j).maxCoeff()).exp().matrix();
-    z.col(j) /= z.col(j).sum();
-    total -= std::log(std::max(1e-12f, z(labels[static_cast<std::size_t>(j)], j)));
-  }
-  if (d_logits != nullptr) {
-    for (long j = 0; j < z.cols(); ++j)
-      z(labels[static_cast<std::size_t>(j)], j) -= 1.0f;
-    *d_logits = z / static_cast<float>(z.cols());
-  }
-  return total / static_cast<double>(z.cols());
-}
-
 double StagedMlp::eval_loss(const Vec& params) const
 {
   Mat a = eval_x_;

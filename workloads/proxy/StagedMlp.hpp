@@ -5,33 +5,33 @@
 // so the activation and its gradient crossing every cut can be compressed.
 
 #include "workloads/proxy/Mlp.hpp"
+#include "workloads/proxy/PipelineModel.hpp"
 
 #include <vector>
 
 namespace ccsim::workloads {
 
-class StagedMlp {
+class StagedMlp : public PipelineModel {
 public:
   StagedMlp(int stages = 4, int width = 64, int train_examples = 2048, std::uint64_t seed = 1);
 
-  int stages() const { return static_cast<int>(w_.size()); }
+  int stages() const override { return static_cast<int>(w_.size()); }
   int width() const { return width_; }
-  int train_examples() const { return static_cast<int>(y_.size()); }
-  std::size_t size() const;
-  Vec initial_params(std::uint64_t seed) const;
+  int train_examples() const override { return static_cast<int>(y_.size()); }
+  int positions() const override { return 1; }
+  std::size_t size() const override;
+  Vec initial_params(std::uint64_t seed) const override;
 
   /// The training inputs of these example ids (columns).
-  Mat inputs(const std::vector<int>& ids) const;
-  std::vector<int> labels(const std::vector<int>& ids) const;
+  Mat inputs(const std::vector<int>& ids) const override;
+  std::vector<int> labels(const std::vector<int>& ids) const override;
 
   /// Stage s forward: out = act(W_s in + b_s) (no ReLU on the last stage). Keeps nothing; pass `in` to backward.
-  Mat forward(const Vec& params, int s, const Mat& in) const;
+  Mat forward(const Vec& params, int s, const Mat& in) const override;
   /// Stage s backward: given its input and dL/d(out), adds dL/dW_s, dL/db_s into grad and returns dL/d(in).
-  Mat backward(const Vec& params, int s, const Mat& in, const Mat& d_out, Vec& grad) const;
-  /// Cross-entropy of the last stage's logits and its gradient (mean over the columns).
-  double loss(const Mat& logits, const std::vector<int>& labels, Mat* d_logits) const;
+  Mat backward(const Vec& params, int s, const Mat& in, const Mat& d_out, Vec& grad) const override;
   /// Held-out loss of the uncompressed model.
-  double eval_loss(const Vec& params) const;
+  double eval_loss(const Vec& params) const override;
 
 private:
   int width_;

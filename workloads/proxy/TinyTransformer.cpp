@@ -1,5 +1,8 @@
-// Hand-written forward and backward of the tiny causal transformer (pre-LN, multi-head attention, ReLU MLP).
+// The tiny causal transformer language model: corpus, parameter layout, sampling, and the whole-sequence loss
+// composed from the layers of TransformerLayers.cpp.
 #include "workloads/proxy/TinyTransformer.hpp"
+
+#include "numerics/ParallelFor.hpp"
 
 #include <cmath>
 #include <fstream>
@@ -10,10 +13,6 @@
 namespace ccsim::workloads {
 
 namespace {
-using RMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>; // rows = positions
-using CMap = Eigen::Map<const Eigen::MatrixXf>;
-using GMap = Eigen::Map<Eigen::MatrixXf>;
-
 int to_token(unsigned char ch)
 {
   if (ch == '\n')
@@ -36,65 +35,6 @@ std::string load_corpus()
   while (t.size() < 40000)
     t += std::string(words[rng() % 19]) + (rng() % 9 == 0 ? ".\n" : " ");
   return t;
-}
-
-struct LayerNormCache {
-  RMat xhat;
-  Eigen::VectorXf rstd;
-};
-
-RMat layer_norm(const RMat& x, const float* g, const float* b, LayerNormCache& c)
-{
-  const long T = x.rows(), d = x.cols();
-  c.xhat.resize(T, d);
-  c.rstd.resize(T);
-  RMat y(T, d);
-  for (long t = 0; t < T; ++t) {
-    const float mu  = x.row(t).mean();
-    const float var = (x.row(t).array() - mu).square().mean();
-    c.rstd[t]       = 1.0f / std::sqrt(var + 1e-5f);
-    for (long j = 0; j < d; ++j) {
-      c.xhat(t, j) = (x(t, j) - mu) * c.rstd[t];
-      y(t, j)      = c.xhat(t, j) * g[j] + b[j];
-    }
-  }
-  return y;
-}
-
-RMat layer_norm_backward(const RMat& dy, const float* g, const LayerNormCache& c, float* dg, float* db)
-{
-  const long T = dy.rows(), d = dy.cols();
-  RMat dx(T, d);
-  for (long t = 0; t < T; ++t) {
-    Eigen::VectorXf dxhat(d);
-    for (long j = 0; j < d; ++j) {
-      dg[j] += dy(t, j) * c.xhat(t, j);
-      db[j] += dy(t, j);
-      dxhat[j] = dy(t, j) * g[j];
-    }
-    const float mean_dxhat = dxhat.mean();
-    float mean_dot         = 0;
-    for (long j = 0; j < d; ++j)
-      mean_dot += dxhat[j] * c.xhat(t, j);
-    mean_dot /= static_cast<float>(d);
-    for (long j = 0; j < d; ++j)
-      dx(t, j) = c.rstd[t] * (dxhat[j] - mean_dxhat - c.xhat(t, j) * mean_dot);
-  }
-  return dx;
-}
-
-/// y = x W + b for row-major activations and a (in x out) weight stored column-major at w.
-RMat affine(const RMat& x, const float* w, const float* b, long in, long out)
-{
-  RMat y = x * CMap(w, in, out);
-  y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(b, out);
-  return y;
-}
-
-void affine_backward(const RMat& x, const RMat& dy, float* dw, float* db, long in, long out)
-{
-  GMap(dw, in, out) += x.transpose() * dy;
-  Eigen::Map<Eigen::RowVectorXf>(db, out) += dy.colwise().sum();
 }
 } // namespace
 
@@ -133,6 +73,16 @@ TinyTransformer::TinyTransformer(TransformerConfig config, std::uint64_t seed, s
   add("lnf_b", d);
   add("w_out", d * static_cast<std::size_t>(c_.vocab));
   add("b_out", static_cast<std::size_t>(c_.vocab));
+
+  dims_  = {c_.context, c_.width, c_.hidden, c_.vocab, c_.heads};
+  embed_ = {tensor("tok_emb").offset, tensor("pos_emb").offset};
+  for (int l = 0; l < c_.layers; ++l) {
+    const std::string p = "l" + std::to_string(l) + ".";
+    auto at             = [&](const char* n) { return tensor(p + n).offset; };
+    blocks_.push_back({at("ln1_g"), at("ln1_b"), at("wq"), at("wq_b"), at("wk"), at("wk_b"), at("wv"), at("wv_b"),
+                       at("wo"), at("wo_b"), at("ln2_g"), at("ln2_b"), at("w1"), at("b1"), at("w2"), at("b2")});
+  }
+  head_ = {tensor("lnf_g").offset, tensor("lnf_b").offset, tensor("w_out").offset, tensor("b_out").offset};
 }
 
 const numerics::TensorSlice& TinyTransformer::tensor(const std::string& name) const
@@ -169,56 +119,26 @@ std::vector<std::vector<int>> TinyTransformer::sample(int count, std::uint64_t s
   return out;
 }
 
+std::vector<int> TinyTransformer::train_window(int i, int count) const
+{
+  const std::size_t train_end = tokens_.size() * 9 / 10;
+  const std::size_t span      = train_end - static_cast<std::size_t>(c_.context) - 1;
+  const std::size_t start     = span * static_cast<std::size_t>(i) / static_cast<std::size_t>(count);
+  return {tokens_.begin() + static_cast<long>(start), tokens_.begin() + static_cast<long>(start) + c_.context + 1};
+}
+
 double TinyTransformer::sequence_loss(const numerics::Vec& params, const std::vector<int>& seq, numerics::Vec* grad) const
 {
-  const long T = c_.context, d = c_.width, H = c_.hidden, V = c_.vocab, nh = c_.heads, dh = d / nh;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
-  const float* P    = params.data();
-  auto at           = [&](const std::string& n) { return P + tensor(n).offset; };
-
-  struct LayerCache {
-    RMat x_in, h, q, k, v, o, x1, h2, u, r;
-    LayerNormCache ln1, ln2;
-    std::vector<RMat> attn;
-  };
-  std::vector<LayerCache> cache(static_cast<std::size_t>(c_.layers));
-  RMat x(T, d);
-  for (long t = 0; t < T; ++t)
-    for (long j = 0; j < d; ++j)
-      x(t, j) = at("tok_emb")[seq[static_cast<std::size_t>(t)] * d + j] + at("pos_emb")[t * d + j];
-  for (int l = 0; l < c_.layers; ++l) {
-    auto& C         = cache[static_cast<std::size_t>(l)];
-    const std::string p = "l" + std::to_string(l) + ".";
-    C.x_in          = x;
-    C.h             = layer_norm(x, at(p + "ln1_g"), at(p + "ln1_b"), C.ln1);
-    C.q             = affine(C.h, at(p + "wq"), at(p + "wq_b"), d, d);
-    C.k             = affine(C.h, at(p + "wk"), at(p + "wk_b"), d, d);
-    C.v             = affine(C.h, at(p + "wv"), at(p + "wv_b"), d, d);
-    C.o             = RMat::Zero(T, d);
-    for (long hd = 0; hd < nh; ++hd) {
-      RMat s = C.q.middleCols(hd * dh, dh) * C.k.middleCols(hd * dh, dh).transpose() * scale;
-      for (long i = 0; i < T; ++i) {
-        const float mx = s.row(i).head(i + 1).maxCoeff();
-        float sum      = 0;
-        for (long j = 0; j < T; ++j) {
-          s(i, j) = j <= i ? std::exp(s(i, j) - mx) : 0.0f; // causal: position i sees 0..i
-          sum += s(i, j);
-        }
-        s.row(i) /= sum;
-      }
-      C.o.middleCols(hd * dh, dh) = s * C.v.middleCols(hd * dh, dh);
-      C.attn.push_back(std::move(s));
-    }
-    C.x1 = x + affine(C.o, at(p + "wo"), at(p + "wo_b"), d, d);
-    C.h2 = layer_norm(C.x1, at(p + "ln2_g"), at(p + "ln2_b"), C.ln2);
-    C.u  = affine(C.h2, at(p + "w1"), at(p + "b1"), d, H);
-    C.r  = C.u.cwiseMax(0.0f);
-    x    = C.x1 + affine(C.r, at(p + "w2"), at(p + "b2"), H, d);
-  }
-  LayerNormCache lnf;
-  const RMat hf = layer_norm(x, at("lnf_g"), at("lnf_b"), lnf);
-  RMat probs    = affine(hf, at("w_out"), at("b_out"), d, V);
-  double loss   = 0;
+  using namespace transformer;
+  const long T   = c_.context;
+  const float* P = params.data();
+  std::vector<BlockCache> cache(static_cast<std::size_t>(c_.layers));
+  RMat x = embed(P, embed_, dims_, seq.data());
+  for (int l = 0; l < c_.layers; ++l)
+    x = block_forward(P, blocks_[static_cast<std::size_t>(l)], dims_, x, cache[static_cast<std::size_t>(l)]);
+  HeadCache hc;
+  RMat probs  = head_forward(P, head_, dims_, x, hc);
+  double loss = 0;
   for (long t = 0; t < T; ++t) {
     const float mx = probs.row(t).maxCoeff();
     probs.row(t)   = (probs.row(t).array() - mx).exp().matrix();
@@ -229,50 +149,15 @@ double TinyTransformer::sequence_loss(const numerics::Vec& params, const std::ve
   if (grad == nullptr)
     return loss;
 
-  float* G = grad->data();
-  auto dat = [&](const std::string& n) { return G + tensor(n).offset; };
+  float* G     = grad->data();
   RMat dlogits = probs;
   for (long t = 0; t < T; ++t)
     dlogits(t, seq[static_cast<std::size_t>(t) + 1]) -= 1.0f;
   dlogits /= static_cast<float>(T);
-  affine_backward(hf, dlogits, dat("w_out"), dat("b_out"), d, V);
-  RMat dx = layer_norm_backward(dlogits * CMap(at("w_out"), d, V).transpose(), at("lnf_g"), lnf, dat("lnf_g"), dat("lnf_b"));
-  for (int l = c_.layers - 1; l >= 0; --l) {
-    const auto& C       = cache[static_cast<std::size_t>(l)];
-    const std::string p = "l" + std::to_string(l) + ".";
-    // MLP branch: x2 = x1 + relu(h2 W1 + b1) W2 + b2
-    affine_backward(C.r, dx, dat(p + "w2"), dat(p + "b2"), H, d);
-    const RMat du = (dx * CMap(at(p + "w2"), H, d).transpose()).cwiseProduct((C.u.array() > 0).cast<float>().matrix());
-    affine_backward(C.h2, du, dat(p + "w1"), dat(p + "b1"), d, H);
-    const RMat dx1 = dx + layer_norm_backward(du * CMap(at(p + "w1"), d, H).transpose(), at(p + "ln2_g"), C.ln2,
-                                              dat(p + "ln2_g"), dat(p + "ln2_b"));
-    // Attention branch: x1 = x_in + O Wo + bo
-    affine_backward(C.o, dx1, dat(p + "wo"), dat(p + "wo_b"), d, d);
-    const RMat d_o = dx1 * CMap(at(p + "wo"), d, d).transpose();
-    RMat dq(T, d), dk(T, d), dv(T, d);
-    for (long hd = 0; hd < nh; ++hd) {
-      const RMat& A  = C.attn[static_cast<std::size_t>(hd)];
-      const RMat doh = d_o.middleCols(hd * dh, dh);
-      dv.middleCols(hd * dh, dh) = A.transpose() * doh;
-      const RMat dA  = doh * C.v.middleCols(hd * dh, dh).transpose();
-      RMat ds        = A.cwiseProduct(dA);
-      for (long i = 0; i < T; ++i)
-        ds.row(i) -= A.row(i) * ds.row(i).sum(); // softmax backward: A ⊙ (dA - rowsum(A ⊙ dA))
-      dq.middleCols(hd * dh, dh) = scale * ds * C.k.middleCols(hd * dh, dh);
-      dk.middleCols(hd * dh, dh) = scale * ds.transpose() * C.q.middleCols(hd * dh, dh);
-    }
-    affine_backward(C.h, dq, dat(p + "wq"), dat(p + "wq_b"), d, d);
-    affine_backward(C.h, dk, dat(p + "wk"), dat(p + "wk_b"), d, d);
-    affine_backward(C.h, dv, dat(p + "wv"), dat(p + "wv_b"), d, d);
-    const RMat dh_ = dq * CMap(at(p + "wq"), d, d).transpose() + dk * CMap(at(p + "wk"), d, d).transpose() +
-                     dv * CMap(at(p + "wv"), d, d).transpose();
-    dx = dx1 + layer_norm_backward(dh_, at(p + "ln1_g"), C.ln1, dat(p + "ln1_g"), dat(p + "ln1_b"));
-  }
-  for (long t = 0; t < T; ++t)
-    for (long j = 0; j < d; ++j) {
-      dat("tok_emb")[seq[static_cast<std::size_t>(t)] * d + j] += dx(t, j);
-      dat("pos_emb")[t * d + j] += dx(t, j);
-    }
+  RMat dx = head_backward(P, head_, dims_, hc, dlogits, G);
+  for (int l = c_.layers - 1; l >= 0; --l)
+    dx = block_backward(P, blocks_[static_cast<std::size_t>(l)], dims_, cache[static_cast<std::size_t>(l)], dx, G);
+  embed_backward(dx, embed_, dims_, seq.data(), G);
   return loss;
 }
 
@@ -291,12 +176,16 @@ double TinyTransformer::eval_loss(const numerics::Vec& params) const
 {
   // 32 fixed windows from the held-out last 10 % of the text.
   const std::size_t start = tokens_.size() * 9 / 10, span = tokens_.size() - start - static_cast<std::size_t>(c_.context) - 1;
+  std::vector<double> losses(32);
+  numerics::parallel_for(losses.size(), [&](std::size_t i) {
+    const std::size_t at = start + span * i / 32;
+    losses[i]            = sequence_loss(params, std::vector<int>(tokens_.begin() + static_cast<long>(at),
+                                                                  tokens_.begin() + static_cast<long>(at) + c_.context + 1),
+                                         nullptr);
+  });
   double loss = 0;
-  for (int i = 0; i < 32; ++i) {
-    const std::size_t at = start + span * static_cast<std::size_t>(i) / 32;
-    loss += sequence_loss(params, std::vector<int>(tokens_.begin() + static_cast<long>(at),
-                                                   tokens_.begin() + static_cast<long>(at) + c_.context + 1), nullptr);
-  }
+  for (double l : losses) // summed in a fixed order: the same on any thread count
+    loss += l;
   return loss / 32;
 }
 

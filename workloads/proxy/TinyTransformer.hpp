@@ -6,6 +6,7 @@
 // backward are written by hand and checked against finite differences in the tests.
 
 #include "workloads/proxy/ProxyModel.hpp"
+#include "workloads/proxy/TransformerLayers.hpp"
 
 #include <Eigen/Core>
 
@@ -38,6 +39,16 @@ public:
   double sequence_loss(const numerics::Vec& params, const std::vector<int>& tokens, numerics::Vec* grad) const;
   /// `count` training windows of shard `shard` at `step` (from the first 90 % of the text).
   std::vector<std::vector<int>> sample(int count, std::uint64_t shard, std::uint64_t step) const;
+  /// Window i of `count` evenly spaced windows (context + 1 tokens) over the first 90 % of the text: the finite
+  /// training set of the pipelined form, whose examples recur every epoch.
+  std::vector<int> train_window(int i, int count) const;
+
+  // The pieces the pipelined form (StagedTransformer) runs stage by stage.
+  const TransformerConfig& config() const { return c_; }
+  const transformer::Dims& dims() const { return dims_; }
+  const transformer::EmbedOffsets& embed_offsets() const { return embed_; }
+  const transformer::BlockOffsets& block_offsets(int layer) const { return blocks_.at(static_cast<std::size_t>(layer)); }
+  const transformer::HeadOffsets& head_offsets() const { return head_; }
 
 private:
   const numerics::TensorSlice& tensor(const std::string& name) const;
@@ -46,6 +57,10 @@ private:
   std::vector<int> tokens_;
   numerics::TensorLayout layout_;
   std::size_t size_ = 0;
+  transformer::Dims dims_;
+  transformer::EmbedOffsets embed_;
+  std::vector<transformer::BlockOffsets> blocks_;
+  transformer::HeadOffsets head_;
 };
 
 } // namespace ccsim::workloads

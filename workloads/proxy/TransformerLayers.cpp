@@ -1,0 +1,167 @@
+// Forward and hand-written backward of the tiny transformer's layers (pre-LN, causal multi-head attention, ReLU
+// MLP). The finite-difference tests in tests/workloads/TinyTransformer_test.cpp check every tensor's gradient.
+#include "workloads/proxy/TransformerLayers.hpp"
+
+#include <cmath>
+
+namespace ccsim::workloads::transformer {
+
+namespace {
+using CMap = Eigen::Map<const Eigen::MatrixXf>;
+using GMap = Eigen::Map<Eigen::MatrixXf>;
+
+RMat layer_norm(const RMat& x, const float* g, const float* b, LayerNormCache& c)
+{
+  const long T = x.rows(), d = x.cols();
+  c.xhat.resize(T, d);
+  c.rstd.resize(T);
+  RMat y(T, d);
+  for (long t = 0; t < T; ++t) {
+    const float mu  = x.row(t).mean();
+    const float var = (x.row(t).array() - mu).square().mean();
+    c.rstd[t]       = 1.0f / std::sqrt(var + 1e-5f);
+    for (long j = 0; j < d; ++j) {
+      c.xhat(t, j) = (x(t, j) - mu) * c.rstd[t];
+      y(t, j)      = c.xhat(t, j) * g[j] + b[j];
+    }
+  }
+  return y;
+}
+
+RMat layer_norm_backward(const RMat& dy, const float* g, const LayerNormCache& c, float* dg, float* db)
+{
+  const long T = dy.rows(), d = dy.cols();
+  RMat dx(T, d);
+  for (long t = 0; t < T; ++t) {
+    Eigen::VectorXf dxhat(d);
+    for (long j = 0; j < d; ++j) {
+      dg[j] += dy(t, j) * c.xhat(t, j);
+      db[j] += dy(t, j);
+      dxhat[j] = dy(t, j) * g[j];
+    }
+    const float mean_dxhat = dxhat.mean();
+    float mean_dot         = 0;
+    for (long j = 0; j < d; ++j)
+      mean_dot += dxhat[j] * c.xhat(t, j);
+    mean_dot /= static_cast<float>(d);
+    for (long j = 0; j < d; ++j)
+      dx(t, j) = c.rstd[t] * (dxhat[j] - mean_dxhat - c.xhat(t, j) * mean_dot);
+  }
+  return dx;
+}
+
+/// y = x W + b for row-major activations and an (in x out) weight stored column-major at w.
+RMat affine(const RMat& x, const float* w, const float* b, long in, long out)
+{
+  RMat y = x * CMap(w, in, out);
+  y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(b, out);
+  return y;
+}
+
+void affine_backward(const RMat& x, const RMat& dy, float* dw, float* db, long in, long out)
+{
+  GMap(dw, in, out) += x.transpose() * dy;
+  Eigen::Map<Eigen::RowVectorXf>(db, out) += dy.colwise().sum();
+}
+} // namespace
+
+RMat embed(const float* P, const EmbedOffsets& o, const Dims& dims, const int* tokens)
+{
+  const long T = dims.positions, d = dims.width;
+  RMat x(T, d);
+  for (long t = 0; t < T; ++t)
+    for (long j = 0; j < d; ++j)
+      x(t, j) = P[o.tok + static_cast<std::size_t>(tokens[t] * d + j)] + P[o.pos + static_cast<std::size_t>(t * d + j)];
+  return x;
+}
+
+void embed_backward(const RMat& dx, const EmbedOffsets& o, const Dims& dims, const int* tokens, float* G)
+{
+  const long T = dims.positions, d = dims.width;
+  for (long t = 0; t < T; ++t)
+    for (long j = 0; j < d; ++j) {
+      G[o.tok + static_cast<std::size_t>(tokens[t] * d + j)] += dx(t, j);
+      G[o.pos + static_cast<std::size_t>(t * d + j)] += dx(t, j);
+    }
+}
+
+RMat block_forward(const float* P, const BlockOffsets& o, const Dims& dims, const RMat& x, BlockCache& C)
+{
+  const long T = dims.positions, d = dims.width, H = dims.hidden, nh = dims.heads, dh = d / nh;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  C.h = layer_norm(x, P + o.ln1_g, P + o.ln1_b, C.ln1);
+  C.q = affine(C.h, P + o.wq, P + o.wq_b, d, d);
+  C.k = affine(C.h, P + o.wk, P + o.wk_b, d, d);
+  C.v = affine(C.h, P + o.wv, P + o.wv_b, d, d);
+  C.o = RMat::Zero(T, d);
+  C.attn.clear();
+  for (long hd = 0; hd < nh; ++hd) {
+    RMat s = C.q.middleCols(hd * dh, dh) * C.k.middleCols(hd * dh, dh).transpose() * scale;
+    for (long i = 0; i < T; ++i) {
+      const float mx = s.row(i).head(i + 1).maxCoeff();
+      float sum      = 0;
+      for (long j = 0; j < T; ++j) {
+        s(i, j) = j <= i ? std::exp(s(i, j) - mx) : 0.0f; // causal: position i sees 0..i
+        sum += s(i, j);
+      }
+      s.row(i) /= sum;
+    }
+    C.o.middleCols(hd * dh, dh) = s * C.v.middleCols(hd * dh, dh);
+    C.attn.push_back(std::move(s));
+  }
+  C.x1 = x + affine(C.o, P + o.wo, P + o.wo_b, d, d);
+  C.h2 = layer_norm(C.x1, P + o.ln2_g, P + o.ln2_b, C.ln2);
+  C.u  = affine(C.h2, P + o.w1, P + o.b1, d, H);
+  C.r  = C.u.cwiseMax(0.0f);
+  return C.x1 + affine(C.r, P + o.w2, P + o.b2, H, d);
+}
+
+RMat block_backward(const float* P, const BlockOffsets& o, const Dims& dims, const BlockCache& C, const RMat& dx,
+                    float* G)
+{
+  const long T = dims.positions, d = dims.width, H = dims.hidden, nh = dims.heads, dh = d / nh;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  // MLP branch: x2 = x1 + relu(h2 W1 + b1) W2 + b2
+  affine_backward(C.r, dx, G + o.w2, G + o.b2, H, d);
+  const RMat du = (dx * CMap(P + o.w2, H, d).transpose()).cwiseProduct((C.u.array() > 0).cast<float>().matrix());
+  affine_backward(C.h2, du, G + o.w1, G + o.b1, d, H);
+  const RMat dx1 =
+      dx + layer_norm_backward(du * CMap(P + o.w1, d, H).transpose(), P + o.ln2_g, C.ln2, G + o.ln2_g, G + o.ln2_b);
+  // Attention branch: x1 = x + O Wo + bo
+  affine_backward(C.o, dx1, G + o.wo, G + o.wo_b, d, d);
+  const RMat d_o = dx1 * CMap(P + o.wo, d, d).transpose();
+  RMat dq(T, d), dk(T, d), dv(T, d);
+  for (long hd = 0; hd < nh; ++hd) {
+    const RMat& A  = C.attn[static_cast<std::size_t>(hd)];
+    const RMat doh = d_o.middleCols(hd * dh, dh);
+    dv.middleCols(hd * dh, dh) = A.transpose() * doh;
+    const RMat dA = doh * C.v.middleCols(hd * dh, dh).transpose();
+    RMat ds       = A.cwiseProduct(dA);
+    for (long i = 0; i < T; ++i)
+      ds.row(i) -= A.row(i) * ds.row(i).sum(); // softmax backward: A ⊙ (dA - rowsum(A ⊙ dA))
+    dq.middleCols(hd * dh, dh) = scale * ds * C.k.middleCols(hd * dh, dh);
+    dk.middleCols(hd * dh, dh) = scale * ds.transpose() * C.q.middleCols(hd * dh, dh);
+  }
+  affine_backward(C.h, dq, G + o.wq, G + o.wq_b, d, d);
+  affine_backward(C.h, dk, G + o.wk, G + o.wk_b, d, d);
+  affine_backward(C.h, dv, G + o.wv, G + o.wv_b, d, d);
+  const RMat dh_ = dq * CMap(P + o.wq, d, d).transpose() + dk * CMap(P + o.wk, d, d).transpose() +
+                   dv * CMap(P + o.wv, d, d).transpose();
+  return dx1 + layer_norm_backward(dh_, P + o.ln1_g, C.ln1, G + o.ln1_g, G + o.ln1_b);
+}
+
+RMat head_forward(const float* P, const HeadOffsets& o, const Dims& dims, const RMat& x, HeadCache& C)
+{
+  C.hf = layer_norm(x, P + o.lnf_g, P + o.lnf_b, C.lnf);
+  return affine(C.hf, P + o.w_out, P + o.b_out, dims.width, dims.vocab);
+}
+
+RMat head_backward(const float* P, const HeadOffsets& o, const Dims& dims, const HeadCache& C, const RMat& d_logits,
+                   float* G)
+{
+  affine_backward(C.hf, d_logits, G + o.w_out, G + o.b_out, dims.width, dims.vocab);
+  return layer_norm_backward(d_logits * CMap(P + o.w_out, dims.width, dims.vocab).transpose(), P + o.lnf_g, C.lnf,
+                             G + o.lnf_g, G + o.lnf_b);
+}
+
+} // namespace ccsim::workloads::transformer
