@@ -1,5 +1,6 @@
 // `ccsim train`: genuine convergence runs of proxy models with N in-process workers through the real
 // compressors; with --topology/--gpus also loss against simulated cluster time (time-to-accuracy).
+#include "algorithms/PlanAlgorithm.hpp"
 #include "algorithms/Training.hpp"
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
@@ -29,14 +30,39 @@ std::vector<std::string> split(const std::string& s)
   return out;
 }
 
-/// Seconds of each training step on the simulated cluster, by phase name (warm-up steps at their own time).
-nlohmann::json simulated_times(const po::variables_map& vm, const std::string& algorithm)
+/// The paper model each algorithm family is measured on: the workload whose simulated step time the time curve uses
+/// unless --workload names one.
+std::string paper_workload(const algorithms::PlanAlgorithm& algo)
 {
+  switch (algo.parallelism()) {
+  case algorithms::Parallelism::PIPELINE: return "gpt2-xl";               // AQ-SGD Tables 2-3
+  case algorithms::Parallelism::SHARDED_DATA_PARALLEL: return "gpt-1.3b"; // SDP4Bit Table 2
+  default: return "bert-large"; // 1-bit Adam §7.1, 1-bit LAMB Table 5, SLAMB §5
+  }
+}
+
+/// Seconds of each training step on the simulated cluster, by phase name (warm-up steps at their own time). The
+/// training parameters the algorithm's plan also takes (pp, fw_bits, bw_bits, k, H...) travel with it, so the
+/// simulated cluster runs what was trained.
+nlohmann::json simulated_times(const po::variables_map& vm, const std::string& algorithm, const numerics::Hyper& hyper)
+{
+  const auto* algo = algorithms::find_plan_algorithm(algorithm);
+  if (algo == nullptr)
+    throw io::InputError("--algorithm", "", "'" + algorithm + "' has no communication plan to simulate");
   SimulateRequest req;
   req.topology  = vm["topology"].as<std::string>();
-  req.workload  = vm["workload"].as<std::string>();
+  req.workload  = vm.count("workload") != 0 ? vm["workload"].as<std::string>() : paper_workload(*algo);
   req.algorithm = algorithm;
   req.gpus      = vm["gpus"].as<int>();
+  const auto known = algorithms::default_params(*algo);
+  for (const auto& [key, value] : hyper) {
+    if (key == "pp" && algo->parallelism() == algorithms::Parallelism::PIPELINE)
+      req.pp = static_cast<int>(value);
+    else if (known.count(key) != 0)
+      req.params[key] = fmt::format("{}", value);
+  }
+  if (algo->parallelism() == algorithms::Parallelism::PIPELINE && !req.pp)
+    req.pp = 4; // the training loop's default stage count
   const auto doc = run_simulation_isolated(req);
   nlohmann::json by_phase = nlohmann::json::object();
   for (const auto& p : doc["phases"])
@@ -60,7 +86,7 @@ int cmd_train(const std::vector<std::string>& args)
     ("backend", po::value<std::string>()->default_value("cpu"), "cpu or cuda")
     ("topology", po::value<std::string>(), "with --gpus: also report loss against simulated time on this cluster")
     ("gpus", po::value<int>(), "GPUs of the simulated cluster")
-    ("workload", po::value<std::string>()->default_value("bert-large"), "model whose step time the simulation uses")
+    ("workload", po::value<std::string>(), "model whose step time the simulation uses (default: the algorithm's paper model, bert-large, gpt-1.3b or gpt2-xl)")
     ("plot", po::value<std::string>(), "write loss curves (PNG + SVG) into this folder");
   po::variables_map vm;
   if (!parse_options("train", args, desc, vm))
@@ -114,7 +140,7 @@ int cmd_train(const std::vector<std::string>& args)
     nlohmann::json run = {{"algorithm", algorithm}, {"final_loss", r.final_loss}, {"loss_curve", r.loss_curve},
                           {"bytes_per_worker", r.bytes_per_worker}, {"wall_s", r.wall_s}};
     if (vm.count("topology") != 0) {
-      const auto times = simulated_times(vm, algorithm);
+      const auto times = simulated_times(vm, algorithm, hyper);
       nlohmann::json curve = nlohmann::json::array();
       double t             = 0;
       std::size_t next     = 0;
