@@ -1,6 +1,9 @@
 // The kernel seam on the CPU: every compressor given a recording kernel set (which counts calls and forwards to
 // the CPU set) calls exactly the kernels of its algorithm, as often as its structure says, and gives the default
-// path's result bit for bit — so what a GPU kernel set receives is what the CPU computes.
+// path's result bit for bit — so what a GPU kernel set receives is what the CPU computes. Without a device,
+// cuda_kernels() refuses with its one-line reason.
+#include "numerics/cuda/CudaKernels.hpp"
+#include "numerics/cuda/Device.hpp"
 #include "tests/support/CompressorRuns.hpp"
 #include "tests/support/RecordingKernels.hpp"
 
@@ -79,4 +82,14 @@ TEST_CASE("ActivationQuantizer: DirectQ and AQ-SGD buffers through a recording k
   CHECK(rec.calls("quantize_delta_channels") == 2);
   CHECK(rec.calls("dequantize_channels") == 1 + 2);
   CHECK(rec.called() == Names{"quantize_channels", "quantize_delta_channels", "dequantize_channels"});
+}
+
+TEST_CASE("cuda_kernels: without a device it throws its one-line reason", "[numerics]")
+{
+  if (cuda::device_count() > 0) {
+    WARN("a CUDA device is present: the refusal is not exercised");
+    return;
+  }
+  const std::string reason = cuda::built_with_cuda() ? "cuda: no CUDA device found" : "ccsim was built without CUDA";
+  CHECK_THROWS_WITH(cuda::cuda_kernels(), reason);
 }
