@@ -44,6 +44,10 @@ TrainResult train(const TrainConfig& c)
       if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return k == a; }))
         throw std::invalid_argument("unknown parameter '" + k + "' for " + c.algorithm);
   };
+  // The sharded and pipeline loops do not take c.kernels yet: refuse rather than run on the CPU under another name.
+  if ((is_pipeline(c.algorithm) || is_sharded(c.algorithm)) && c.kernels != &numerics::cpu_kernels())
+    throw std::invalid_argument(c.algorithm + " runs its compressors on the CPU only in this version; "
+                                              "use --backend cpu");
   if (is_pipeline(c.algorithm)) {
     only({"lr", "weight_decay", "pp", "fw_bits", "bw_bits", "train_examples"});
     return train_pipeline(c);
@@ -65,7 +69,8 @@ TrainResult train(const TrainConfig& c)
     hyper["freeze_step"] = static_cast<double>(std::max(1, c.steps * 167 / 1000));
   std::unique_ptr<numerics::DistributedOptimizer> opt;
   try {
-    opt = numerics::make_distributed_optimizer(c.algorithm, model.layout(), static_cast<std::size_t>(c.workers), hyper);
+    opt = numerics::make_distributed_optimizer(c.algorithm, model.layout(), static_cast<std::size_t>(c.workers), hyper,
+                                               *c.kernels);
   } catch (const std::invalid_argument& e) {
     if (std::string(e.what()).rfind("no numeric update", 0) != 0)
       throw; // an unknown parameter: the factory's message says which

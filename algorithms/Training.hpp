@@ -3,6 +3,7 @@
 // their own data shard, communicate through the real compressors (numerics/), and update with the real
 // optimizers. Deterministic per seed.
 
+#include "numerics/CompressionKernels.hpp"
 #include "numerics/Optimizers.hpp"
 
 #include <string>
@@ -24,6 +25,9 @@ struct TrainConfig {
   int eval_every = 10;
   /// Print "step s/S loss L" on stderr at each evaluation when a run has lasted over 5 s (ccsim train sets it).
   bool progress = false;
+  /// Where the compressors run their kernels: &numerics::cpu_kernels(), &numerics::cuda::cuda_kernels() (`ccsim
+  /// train --backend cuda`), or a test's recording set. Not owned; it must outlive the run.
+  const numerics::CompressionKernels* kernels = &numerics::cpu_kernels();
 };
 
 struct TrainResult {

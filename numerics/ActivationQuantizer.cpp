@@ -46,35 +46,50 @@ std::uint64_t ChannelQuantized::wire_bytes() const
   return channel_quantized_bytes(rows, channels, bits);
 }
 
-ChannelQuantized quantize_channels(const float* x, std::size_t rows, std::size_t channels, int bits)
+void quantize_channels(const float* x, std::size_t rows, std::size_t channels, int bits, std::int8_t* codes,
+                       float* scales)
+{
+  std::fill(scales, scales + channels, 0.0f);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < channels; ++c)
+      scales[c] = std::max(scales[c], std::fabs(x[r * channels + c]));
+  for (std::size_t c = 0; c < channels; ++c)
+    scales[c] = round_to_fp16(scales[c]);
+  const float half = static_cast<float>(1 << (bits - 1));
+  for (std::size_t r = 0; r < rows; ++r)
+    encode_row(x + r * channels, nullptr, nullptr, scales, channels, half, codes + r * channels);
+}
+
+void dequantize_channels(const std::int8_t* codes, const float* scales, std::size_t rows, std::size_t channels,
+                         int bits, float* out)
+{
+  const float half = static_cast<float>(1 << (bits - 1));
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < channels; ++c)
+      out[r * channels + c] = static_cast<float>(codes[r * channels + c]) / half * scales[c];
+}
+
+ChannelQuantized quantize_channels(const float* x, std::size_t rows, std::size_t channels, int bits,
+                                   const CompressionKernels& kernels)
 {
   ChannelQuantized q;
   q.bits = bits, q.rows = rows, q.channels = channels;
   q.codes.resize(rows * channels);
-  q.scales.assign(channels, 0.0f);
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c = 0; c < channels; ++c)
-      q.scales[c] = std::max(q.scales[c], std::fabs(x[r * channels + c]));
-  for (auto& s : q.scales)
-    s = round_to_fp16(s);
-  const float half = static_cast<float>(1 << (bits - 1));
-  for (std::size_t r = 0; r < rows; ++r)
-    encode_row(x + r * channels, nullptr, nullptr, q.scales.data(), channels, half, q.codes.data() + r * channels);
+  q.scales.resize(channels);
+  kernels.quantize_channels(x, rows, channels, bits, q.codes.data(), q.scales.data());
   return q;
 }
 
-void dequantize_channels(const ChannelQuantized& q, float* out)
+void dequantize_channels(const ChannelQuantized& q, float* out, const CompressionKernels& kernels)
 {
-  const float half = static_cast<float>(1 << (q.bits - 1));
-  for (std::size_t r = 0; r < q.rows; ++r)
-    for (std::size_t c = 0; c < q.channels; ++c)
-      out[r * q.channels + c] = static_cast<float>(q.codes[r * q.channels + c]) / half * q.scales[c];
+  kernels.dequantize_channels(q.codes.data(), q.scales.data(), q.rows, q.channels, q.bits, out);
 }
 
-std::uint64_t direct_quantize(const float* x, std::size_t rows, std::size_t channels, int bits, float* out)
+std::uint64_t direct_quantize(const float* x, std::size_t rows, std::size_t channels, int bits, float* out,
+                              const CompressionKernels& kernels)
 {
-  const auto q = quantize_channels(x, rows, channels, bits);
-  dequantize_channels(q, out);
+  const auto q = quantize_channels(x, rows, channels, bits, kernels);
+  dequantize_channels(q, out, kernels);
   return q.wire_bytes();
 }
 
@@ -127,7 +142,7 @@ DeltaMessage DeltaBuffers::encode(std::uint64_t example, const float* a)
     q.bits = bits_, q.rows = rows_, q.channels = channels_;
     q.codes.resize(n);
     q.scales.resize(channels_);
-    quantize_delta_channels(a, it->second.data(), rows_, channels_, bits_, q.codes.data(), q.scales.data());
+    kernels_->quantize_delta_channels(a, it->second.data(), rows_, channels_, bits_, q.codes.data(), q.scales.data());
   }
   bytes_ += msg.wire_bytes();
   return msg;
@@ -138,13 +153,11 @@ const std::vector<float>& DeltaBuffers::decode(std::uint64_t example, const Delt
   if (message.full)
     return m_[example] = message.values;
   std::vector<float>& m = m_.at(example);
-  const ChannelQuantized& q = message.delta;
-  const float half          = static_cast<float>(1 << (q.bits - 1));
-  for (std::size_t r = 0; r < q.rows; ++r)
-    for (std::size_t c = 0; c < q.channels; ++c) {
-      const std::size_t i = r * q.channels + c;
-      m[i]                = m[i] + static_cast<float>(q.codes[i]) / half * q.scales[c];
-    }
+  // m(ξ) += deQ: the same per-element expression m + code / 2^(b-1) · scale as the sender's update.
+  std::vector<float> delta(m.size());
+  dequantize_channels(message.delta, delta.data(), *kernels_);
+  for (std::size_t i = 0; i < m.size(); ++i)
+    m[i] = m[i] + delta[i];
   return m;
 }
 

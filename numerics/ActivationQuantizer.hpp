@@ -10,6 +10,8 @@
 // seen it goes in full precision and both sides store it (Algorithm 1, lines 4–5; AC-SGD's warm-up epoch does the
 // same for the whole first epoch). Buffers are fp32 here (AC-SGD keeps fp16 caches; ccsim's proxies are fp32).
 
+#include "numerics/CompressionKernels.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>
@@ -28,11 +30,20 @@ struct ChannelQuantized {
 /// fp32 -> fp16 -> fp32 with round-half-to-even (subnormals kept, overflow to inf), as torch's .half().
 float round_to_fp16(float v);
 
-ChannelQuantized quantize_channels(const float* x, std::size_t rows, std::size_t channels, int bits);
-void dequantize_channels(const ChannelQuantized& q, float* out);
+ChannelQuantized quantize_channels(const float* x, std::size_t rows, std::size_t channels, int bits,
+                                   const CompressionKernels& kernels = cpu_kernels());
+void dequantize_channels(const ChannelQuantized& q, float* out, const CompressionKernels& kernels = cpu_kernels());
+
+/// The raw-pointer kernels behind them (the contract of numerics/CompressionKernels.hpp): codes has rows·channels
+/// entries, scales `channels`.
+void quantize_channels(const float* x, std::size_t rows, std::size_t channels, int bits, std::int8_t* codes,
+                       float* scales);
+void dequantize_channels(const std::int8_t* codes, const float* scales, std::size_t rows, std::size_t channels,
+                         int bits, float* out);
 
 /// DirectQ baseline (AQ-SGD §4.1): out = deQ(Q(x)) — what the next stage receives. Returns the bytes sent.
-std::uint64_t direct_quantize(const float* x, std::size_t rows, std::size_t channels, int bits, float* out);
+std::uint64_t direct_quantize(const float* x, std::size_t rows, std::size_t channels, int bits, float* out,
+                              const CompressionKernels& kernels = cpu_kernels());
 
 /// The fused sender kernel of AQ-SGD (what bench-kernels times as aq_delta_quant and the CUDA twin mirrors):
 ///   delta = a - m;  scales = per-channel fp16(max|delta|);  codes = Q(delta);  m += deQ(codes).
@@ -51,7 +62,10 @@ struct DeltaMessage {
 /// One side's per-example buffers m(ξ). The sender encodes, the receiver decodes; both keep identical buffers.
 class DeltaBuffers {
 public:
-  DeltaBuffers(std::size_t rows, std::size_t channels, int bits) : rows_(rows), channels_(channels), bits_(bits) {}
+  DeltaBuffers(std::size_t rows, std::size_t channels, int bits, const CompressionKernels& kernels = cpu_kernels())
+      : rows_(rows), channels_(channels), bits_(bits), kernels_(&kernels)
+  {
+  }
 
   /// Sender: the message for `example`, updating this side's m(ξ); counts the bytes sent.
   DeltaMessage encode(std::uint64_t example, const float* activation);
@@ -68,6 +82,7 @@ public:
 private:
   std::size_t rows_, channels_;
   int bits_;
+  const CompressionKernels* kernels_; // a static kernel set (cpu_kernels(), cuda_kernels()) or one that outlives this
   std::unordered_map<std::uint64_t, std::vector<float>> m_;
   std::uint64_t bytes_ = 0;
 };

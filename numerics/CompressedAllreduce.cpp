@@ -1,15 +1,14 @@
 // In-memory compressed allreduce: every step of nccl.py l.51–166, with the wire bytes really packed.
 #include "numerics/CompressedAllreduce.hpp"
 
-#include "numerics/OnebitPack.hpp"
-
 #include <algorithm>
 #include <cmath>
 
 namespace ccsim::numerics {
 
-CompressedAllreduce::CompressedAllreduce(std::size_t numel, std::size_t workers)
+CompressedAllreduce::CompressedAllreduce(std::size_t numel, std::size_t workers, const CompressionKernels& kernels)
     : layout_(numel, workers),
+      kernels_(&kernels),
       worker_error_(workers, std::vector<float>(layout_.padded_numel(), 0.0f)),
       server_error_(workers, std::vector<float>(layout_.chunk_numel(), 0.0f)),
       worker_bits_(workers, std::vector<std::uint8_t>(layout_.padded_numel() / 8)),
@@ -29,7 +28,8 @@ void CompressedAllreduce::run(std::vector<float*>& buffers)
   for (std::size_t w = 0; w < W; ++w) {
     std::copy(buffers[w], buffers[w] + layout_.numel(), padded_.begin());
     std::fill(padded_.begin() + static_cast<long>(layout_.numel()), padded_.end(), 0.0f);
-    worker_scale_[w] = compress_with_feedback(padded_.data(), worker_error_[w].data(), N, worker_bits_[w].data());
+    worker_scale_[w] =
+        kernels_->compress_with_feedback(padded_.data(), worker_error_[w].data(), N, worker_bits_[w].data());
   }
   // Server r receives byte chunk r of every worker (alltoall) and every worker's scale (allgather),
   // averages sum_i sign_i * scale_i / W in rank order (nccl.py l.108–110), then compresses with its own error
@@ -37,12 +37,14 @@ void CompressedAllreduce::run(std::vector<float*>& buffers)
   for (std::size_t r = 0; r < W; ++r) {
     std::fill(chunk_.begin(), chunk_.end(), 0.0f);
     for (std::size_t w = 0; w < W; ++w)
-      accumulate_signs(worker_bits_[w].data() + r * C / 8, C, worker_scale_[w] / static_cast<float>(W), chunk_.data());
-    server_scale_[r] = compress_with_feedback(chunk_.data(), server_error_[r].data(), C, server_bits_[r].data());
+      kernels_->accumulate_signs(worker_bits_[w].data() + r * C / 8, C, worker_scale_[w] / static_cast<float>(W),
+                                 chunk_.data());
+    server_scale_[r] =
+        kernels_->compress_with_feedback(chunk_.data(), server_error_[r].data(), C, server_bits_[r].data());
   }
   // Phase 2: allgather of server signs and scales; every worker decompresses the same result (l.157–164).
   for (std::size_t r = 0; r < W; ++r)
-    unpack_signs(server_bits_[r].data(), C, server_scale_[r], result_.data() + r * C);
+    kernels_->unpack_signs(server_bits_[r].data(), C, server_scale_[r], result_.data() + r * C);
   for (std::size_t w = 0; w < W; ++w)
     std::copy(result_.begin(), result_.begin() + static_cast<long>(layout_.numel()), buffers[w]);
   // Bytes from the real buffers: worker 0's view (all workers send the same amounts).

@@ -4,6 +4,7 @@
 // signs -> chunk r to rank r (alltoall) -> server average of the decompressed chunks + server error feedback
 // -> allgather of server signs and scales. The bytes "sent" are the packed buffers themselves.
 
+#include "numerics/CompressionKernels.hpp"
 #include "numerics/OnebitLayout.hpp"
 
 #include <cstdint>
@@ -13,7 +14,8 @@ namespace ccsim::numerics {
 
 class CompressedAllreduce {
 public:
-  CompressedAllreduce(std::size_t numel, std::size_t workers);
+  /// The compress / accumulate / unpack kernels run on `kernels` (a static set, or one that outlives this object).
+  CompressedAllreduce(std::size_t numel, std::size_t workers, const CompressionKernels& kernels = cpu_kernels());
 
   /// buffers[w] (numel values each) are replaced by the same compressed average. Error state persists.
   void run(std::vector<float*>& buffers);
@@ -33,6 +35,7 @@ public:
 
 private:
   OnebitLayout layout_;
+  const CompressionKernels* kernels_;
   std::vector<std::vector<float>> worker_error_; // padded length each, fp32 (tail carries error too, §1.4)
   std::vector<std::vector<float>> server_error_; // chunk length each
   std::vector<std::vector<std::uint8_t>> worker_bits_;

@@ -2,6 +2,8 @@
 // cache-sized, group-aligned slices so the data crosses memory once.
 #include "numerics/Hadamard.hpp"
 
+#include "numerics/HadamardBlock.hpp"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -12,21 +14,6 @@
 namespace ccsim::numerics {
 
 namespace {
-/// Five butterfly stages of the Sylvester transform on one block (h = 1, 2, 4, 8, 16), then the 1/sqrt(32) norm.
-inline void hadamard_block(float* v)
-{
-  for (int h = 1; h < 32; h *= 2)
-    for (int i = 0; i < 32; i += 2 * h)
-      for (int j = i; j < i + h; ++j) {
-        const float a = v[j], c = v[j + h];
-        v[j]     = a + c;
-        v[j + h] = a - c;
-      }
-  const float norm = 0.17677669529663687f; // 1 / sqrt(32)
-  for (int i = 0; i < 32; ++i)
-    v[i] *= norm;
-}
-
 #if CCSIM_HAVE_AVX2_PATH
 /// One butterfly stage inside each 8-lane register: partner t = r with lanes j and j^h swapped; lanes whose bit h is
 /// clear get r + t (= a + c), the others t - r (= a - c). Same operands and operations as hadamard_block.

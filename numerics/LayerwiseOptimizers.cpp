@@ -19,8 +19,10 @@ long seg(std::size_t v) { return static_cast<long>(v); }
 } // namespace
 
 // ---------------------------------------------------------------- 1-bit LAMB
-OnebitLamb::OnebitLamb(TensorLayout layout, std::size_t n, std::size_t workers, const Hyper& h, bool adapt_ratio)
-    : layout_(std::move(layout)), n_(n), workers_(workers), h_(h), adapt_(adapt_ratio), state_(workers), ar_(n, workers),
+OnebitLamb::OnebitLamb(TensorLayout layout, std::size_t n, std::size_t workers, const Hyper& h, bool adapt_ratio,
+                       const CompressionKernels& kernels)
+    : layout_(std::move(layout)), n_(n), workers_(workers), h_(h), adapt_(adapt_ratio), state_(workers),
+      ar_(n, workers, kernels),
       freeze_(static_cast<long>(get(h, "freeze_step", 100))), c_avg_(layout_.size(), 0.0), last_factor_(layout_.size(), 1.0),
       scaling_(layout_.size(), 1.0f)
 {
@@ -121,8 +123,8 @@ void OnebitLamb::step(std::vector<Vec>& params, const std::vector<Vec>& grads)
 }
 
 // ---------------------------------------------------------------- SLAMB
-Slamb::Slamb(TensorLayout layout, std::size_t n, std::size_t workers, const Hyper& h)
-    : layout_(std::move(layout)), n_(n), workers_(workers), h_(h), state_(workers),
+Slamb::Slamb(TensorLayout layout, std::size_t n, std::size_t workers, const Hyper& h, const CompressionKernels& kernels)
+    : layout_(std::move(layout)), n_(n), workers_(workers), h_(h), kernels_(&kernels), state_(workers),
       staleness_(workers, Vec::Ones(static_cast<long>(n)))
 {
 }
@@ -142,22 +144,22 @@ void Slamb::step(std::vector<Vec>& params, const std::vector<Vec>& grads)
     in_mask[i] = 1;
   // Lines 7–8: local momentum, then the masked entries averaged (one allreduce of k·n values). The gradient
   // itself is not synchronised: the reference implementation does not, and Table 13 shows it changes nothing.
-  std::vector<float> avg(mask.size(), 0.0f);
+  std::vector<float> avg(mask.size(), 0.0f), picked(mask.size());
   for (std::size_t w = 0; w < workers_; ++w) {
     auto& s = state_[w];
     if (s.m.size() == 0)
       s.m = Vec::Zero(seg(n_)), s.v = Vec::Zero(seg(n_));
     s.m = static_cast<float>(b1) * s.m + static_cast<float>(1 - b1) * grads[w];
     s.v = static_cast<float>(b2) * s.v + static_cast<float>(1 - b2) * grads[w].cwiseProduct(grads[w]);
+    kernels_->gather(s.m.data(), n_, mask.data(), mask.size(), picked.data()); // the k values this worker sends
     for (std::size_t j = 0; j < mask.size(); ++j)
-      avg[j] += s.m[mask[j]] / static_cast<float>(workers_);
+      avg[j] += picked[j] / static_cast<float>(workers_);
   }
   bytes_ += ring_allreduce_bytes(mask.size(), workers_);
   const double bc1 = 1 - std::pow(b1, steps_), bc2 = 1 - std::pow(b2, steps_);
   for (std::size_t w = 0; w < workers_; ++w) {
     auto& s = state_[w];
-    for (std::size_t j = 0; j < mask.size(); ++j)
-      s.m[mask[j]] = avg[j];
+    kernels_->scatter(avg.data(), mask.data(), mask.size(), s.m.data(), n_); // the averaged values back in place
     // Line 13: staleness c = 1 where synchronised this step, decays by beta3 elsewhere.
     Vec& c = staleness_[w];
     for (std::size_t i = 0; i < n_; ++i)
@@ -192,8 +194,9 @@ void Slamb::step(std::vector<Vec>& params, const std::vector<Vec>& grads)
 }
 
 // ---------------------------------------------------------------- sparsified-gradient LAMB baselines
-SparseLamb::SparseLamb(TensorLayout layout, std::size_t n, std::size_t workers, const Hyper& h, bool top_k)
-    : layout_(std::move(layout)), n_(n), workers_(workers), h_(h), top_k_(top_k), state_(workers),
+SparseLamb::SparseLamb(TensorLayout layout, std::size_t n, std::size_t workers, const Hyper& h, bool top_k,
+                       const CompressionKernels& kernels)
+    : layout_(std::move(layout)), n_(n), workers_(workers), h_(h), top_k_(top_k), kernels_(&kernels), state_(workers),
       error_(workers, Vec::Zero(static_cast<long>(n)))
 {
 }
@@ -206,13 +209,16 @@ void SparseLamb::step(std::vector<Vec>& params, const std::vector<Vec>& grads)
   Vec sum     = Vec::Zero(seg(n_));
   const auto shared = random_k_indices(n_, k, static_cast<std::uint64_t>(get(h_, "seed", 44)), static_cast<std::uint64_t>(steps_));
   const auto count  = static_cast<std::size_t>(std::ceil(k * static_cast<double>(n_)));
+  std::vector<float> picked(count);
+  const std::vector<float> zeros(count, 0.0f);
   for (std::size_t w = 0; w < workers_; ++w) {
     error_[w] += grads[w];
-    const auto idx = top_k_ ? top_k_indices(error_[w].data(), n_, count) : shared;
-    for (auto i : idx) {
-      sum[i] += error_[w][i];
-      error_[w][i] = 0;
-    }
+    const auto idx = top_k_ ? kernels_->top_k_indices(error_[w].data(), n_, count) : shared;
+    // Send the selected entries and keep the rest as error: gather them, then zero them (sent exactly).
+    kernels_->gather(error_[w].data(), n_, idx.data(), idx.size(), picked.data());
+    for (std::size_t j = 0; j < idx.size(); ++j)
+      sum[idx[j]] += picked[j];
+    kernels_->scatter(zeros.data(), idx.data(), idx.size(), error_[w].data(), n_);
   }
   const Vec g = sum / static_cast<float>(workers_);
   // top-k: every worker's (value, index) pairs are all-gathered; random-k: the shared-mask values all-reduced.

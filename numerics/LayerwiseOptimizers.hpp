@@ -4,6 +4,8 @@
 //                 is silent (notes §4); adapt_ratio = false is "LAMB + basic 1-bit" (§3.4, A.4): c frozen too.
 //   Slamb       — SLAMB Algorithm 1 with the reference implementation's per-element blending (notes §6).
 //   SparseLamb  — top-k or shared random-k sparsified gradients with error feedback, then LAMB.
+// Each takes the kernel set its compression runs on (numerics/CompressionKernels.hpp; the CPU's by default), a
+// static set or one that outlives the optimizer.
 
 #include "numerics/CompressedAllreduce.hpp"
 #include "numerics/Optimizers.hpp"
@@ -12,7 +14,8 @@ namespace ccsim::numerics {
 
 class OnebitLamb : public DistributedOptimizer {
 public:
-  OnebitLamb(TensorLayout layout, std::size_t n, std::size_t workers, const Hyper& h, bool adapt_ratio);
+  OnebitLamb(TensorLayout layout, std::size_t n, std::size_t workers, const Hyper& h, bool adapt_ratio,
+             const CompressionKernels& kernels = cpu_kernels());
   void step(std::vector<Vec>& params, const std::vector<Vec>& grads) override;
   std::string phase() const override { return steps_ < freeze_ ? "warmup" : "compressed"; }
   const std::vector<double>& c_avg() const { return c_avg_; }
@@ -35,7 +38,8 @@ private:
 
 class Slamb : public DistributedOptimizer {
 public:
-  Slamb(TensorLayout layout, std::size_t n, std::size_t workers, const Hyper& h);
+  Slamb(TensorLayout layout, std::size_t n, std::size_t workers, const Hyper& h,
+        const CompressionKernels& kernels = cpu_kernels());
   void step(std::vector<Vec>& params, const std::vector<Vec>& grads) override;
   std::string phase() const override { return steps_ % static_cast<long>(h_.count("H") ? h_.at("H") : 100) == 0 ? "sync" : "sparse"; }
 
@@ -43,6 +47,7 @@ private:
   TensorLayout layout_;
   std::size_t n_, workers_;
   Hyper h_;
+  const CompressionKernels* kernels_;
   std::vector<AdamState> state_;
   std::vector<Vec> staleness_;
   long steps_ = 0;
@@ -50,7 +55,8 @@ private:
 
 class SparseLamb : public DistributedOptimizer {
 public:
-  SparseLamb(TensorLayout layout, std::size_t n, std::size_t workers, const Hyper& h, bool top_k);
+  SparseLamb(TensorLayout layout, std::size_t n, std::size_t workers, const Hyper& h, bool top_k,
+             const CompressionKernels& kernels = cpu_kernels());
   void step(std::vector<Vec>& params, const std::vector<Vec>& grads) override;
   std::string phase() const override { return "sparse"; }
 
@@ -59,6 +65,7 @@ private:
   std::size_t n_, workers_;
   Hyper h_;
   bool top_k_;
+  const CompressionKernels* kernels_;
   std::vector<AdamState> state_;
   std::vector<Vec> error_;
   long steps_ = 0;

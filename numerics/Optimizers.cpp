@@ -109,8 +109,8 @@ private:
 /// goes through the compressed allreduce with error feedback; x -= lr · m / (sqrt(v) + eps). No bias correction.
 class OnebitAdam : public DistributedOptimizer {
 public:
-  OnebitAdam(std::size_t n, std::size_t workers, const Hyper& h)
-      : workers_(workers), h_(h), state_(workers), ar_(n, workers), freeze_(static_cast<long>(get(h, "freeze_step", 100)))
+  OnebitAdam(std::size_t n, std::size_t workers, const Hyper& h, const CompressionKernels& kernels)
+      : workers_(workers), h_(h), state_(workers), ar_(n, workers, kernels), freeze_(static_cast<long>(get(h, "freeze_step", 100)))
   {
   }
   std::string phase() const override { return steps_ < freeze_ ? "warmup" : "compressed"; }
@@ -157,7 +157,10 @@ private:
 /// Adam (momentum and variance) on the compressed average. The variance sees sign noise, which is why it fails.
 class NaiveOnebitAdam : public DistributedOptimizer {
 public:
-  NaiveOnebitAdam(std::size_t n, std::size_t workers, const Hyper& h) : workers_(workers), h_(h), state_(workers), ar_(n, workers) {}
+  NaiveOnebitAdam(std::size_t n, std::size_t workers, const Hyper& h, const CompressionKernels& kernels)
+      : workers_(workers), h_(h), state_(workers), ar_(n, workers, kernels)
+  {
+  }
   std::string phase() const override { return "compressed"; }
   void step(std::vector<Vec>& params, const std::vector<Vec>& grads) override
   {
@@ -181,7 +184,8 @@ private:
 } // namespace
 
 std::unique_ptr<DistributedOptimizer> make_distributed_optimizer(const std::string& name, const TensorLayout& layout,
-                                                                 std::size_t workers, const Hyper& hyper)
+                                                                 std::size_t workers, const Hyper& hyper,
+                                                                 const CompressionKernels& kernels)
 {
   static const std::vector<std::string> keys = {"lr",    "beta1", "beta2",       "beta3",   "eps", "weight_decay",
                                                 "bias_correction", "c_min", "c_max", "freeze_step", "r_min", "r_max",
@@ -195,15 +199,15 @@ std::unique_ptr<DistributedOptimizer> make_distributed_optimizer(const std::stri
   if (name == "sgd" || name == "adam" || name == "lamb")
     return std::make_unique<Dense>(name, layout, workers, hyper);
   if (name == "onebit-adam")
-    return std::make_unique<OnebitAdam>(n, workers, hyper);
+    return std::make_unique<OnebitAdam>(n, workers, hyper, kernels);
   if (name == "naive-1bit-adam")
-    return std::make_unique<NaiveOnebitAdam>(n, workers, hyper);
+    return std::make_unique<NaiveOnebitAdam>(n, workers, hyper, kernels);
   if (name == "onebit-lamb" || name == "lamb-basic-1bit")
-    return std::make_unique<OnebitLamb>(layout, n, workers, hyper, /*adapt_ratio=*/name == "onebit-lamb");
+    return std::make_unique<OnebitLamb>(layout, n, workers, hyper, /*adapt_ratio=*/name == "onebit-lamb", kernels);
   if (name == "slamb")
-    return std::make_unique<Slamb>(layout, n, workers, hyper);
+    return std::make_unique<Slamb>(layout, n, workers, hyper, kernels);
   if (name == "topk-lamb" || name == "randk-lamb")
-    return std::make_unique<SparseLamb>(layout, n, workers, hyper, /*top_k=*/name == "topk-lamb");
+    return std::make_unique<SparseLamb>(layout, n, workers, hyper, /*top_k=*/name == "topk-lamb", kernels);
   throw std::invalid_argument("no numeric update for '" + name +
                               "' (trainable: sgd, adam, lamb, onebit-adam, naive-1bit-adam, onebit-lamb, lamb-basic-1bit, "
                               "slamb, topk-lamb, randk-lamb)");

@@ -4,6 +4,7 @@
 // and bytes_sent_per_worker() counts what they packed. State is public for inspection in tests.
 
 #include "numerics/CompressedAllreduce.hpp"
+#include "numerics/CompressionKernels.hpp"
 
 #include <Eigen/Core>
 
@@ -42,8 +43,11 @@ protected:
 
 /// sgd, adam, lamb, onebit-adam, naive-1bit-adam, onebit-lamb, lamb-basic-1bit, slamb, topk-lamb, randk-lamb
 /// (numerics/LayerwiseOptimizers.hpp for the last five). Unknown names or keys throw std::invalid_argument.
+/// The compressors run their kernels on `kernels` (a static set, or one that outlives the optimizer); the dense
+/// optimizers compress nothing and call none.
 std::unique_ptr<DistributedOptimizer> make_distributed_optimizer(const std::string& name, const TensorLayout& layout,
-                                                                 std::size_t workers, const Hyper& hyper);
+                                                                 std::size_t workers, const Hyper& hyper,
+                                                                 const CompressionKernels& kernels = cpu_kernels());
 
 /// The gradient average an uncompressed allreduce gives, with the fp32 ring's bytes per worker: 2(W-1)/W x 4n.
 Vec average(const std::vector<Vec>& v);

@@ -161,18 +161,26 @@ std::vector<std::uint32_t> top_k_indices(const float* x, std::size_t n, std::siz
   return out;
 }
 
+void gather(const float* x, const std::uint32_t* idx, std::size_t k, float* values)
+{
+  for (std::size_t i = 0; i < k; ++i)
+    values[i] = x[idx[i]];
+}
+
+void scatter(const float* values, const std::uint32_t* idx, std::size_t k, float* x)
+{
+  for (std::size_t i = 0; i < k; ++i)
+    x[idx[i]] = values[i];
+}
+
 void gather(const float* x, const std::vector<std::uint32_t>& idx, float* values)
 {
-  const std::uint32_t* id = idx.data();
-  for (std::size_t i = 0; i < idx.size(); ++i)
-    values[i] = x[id[i]];
+  gather(x, idx.data(), idx.size(), values);
 }
 
 void scatter(const float* values, const std::vector<std::uint32_t>& idx, float* x)
 {
-  const std::uint32_t* id = idx.data();
-  for (std::size_t i = 0; i < idx.size(); ++i)
-    x[id[i]] = values[i];
+  scatter(values, idx.data(), idx.size(), x);
 }
 
 SparseVector top_k(const float* x, std::size_t n, std::size_t count)

@@ -26,6 +26,9 @@ std::vector<std::uint32_t> top_k_indices(const float* x, std::size_t n, std::siz
 void gather(const float* x, const std::vector<std::uint32_t>& idx, float* values);
 /// x[idx[i]] = values[i] (other coordinates untouched).
 void scatter(const float* values, const std::vector<std::uint32_t>& idx, float* x);
+/// The same on k raw indices: the kernel contract numerics/CompressionKernels.hpp and the CUDA twins share.
+void gather(const float* x, const std::uint32_t* idx, std::size_t k, float* values);
+void scatter(const float* values, const std::uint32_t* idx, std::size_t k, float* x);
 
 /// A top-k message: the kept coordinates and their values.
 struct SparseVector {

@@ -2,8 +2,6 @@
 // exactly the quantization error the wire format implies.
 #include "numerics/TwoLevelQuantizer.hpp"
 
-#include "numerics/Hadamard.hpp"
-
 #include <algorithm>
 #include <cassert>
 #include <numeric>
@@ -32,8 +30,9 @@ TwoLevelConfig TwoLevelConfig::ulq(std::size_t nodes, std::size_t gpus_per_node)
   return c;
 }
 
-TwoLevelQuantizer::TwoLevelQuantizer(std::size_t numel, TwoLevelConfig config, std::uint64_t seed)
-    : config_(config), seed_(seed), numel_(numel)
+TwoLevelQuantizer::TwoLevelQuantizer(std::size_t numel, TwoLevelConfig config, std::uint64_t seed,
+                                     const CompressionKernels& kernels)
+    : config_(config), seed_(seed), kernels_(&kernels), numel_(numel)
 {
   assert(config_.nodes >= 1 && config_.gpus_per_node >= 1);
   std::size_t align = std::lcm(config_.intra_group, config_.inter_group);
@@ -73,7 +72,7 @@ void TwoLevelQuantizer::reduce_scatter(const std::vector<const float*>& grads, s
     for (std::size_t i = 0; i < numel_; ++i)
       x[r][i] = grads[r][i] * inv_w;
     if (config_.hadamard)
-      hadamard32(x[r].data(), N);
+      kernels_->hadamard32(x[r].data(), N);
   }
 
   // Stage 1: intra_bits quantization of every worker's whole buffer (skipped without intra-node peers).
@@ -83,8 +82,8 @@ void TwoLevelQuantizer::reduce_scatter(const std::vector<const float*>& grads, s
     for (std::size_t r = 0; r < W; ++r) {
       codes1[r].resize(packed_code_bytes(N, b1));
       scales1[r].resize(N / q1);
-      quantize_groups_packed(x[r].data(), N, b1, q1, config_.rounding, seed_for(r, 1), codes1[r].data(),
-                             scales1[r].data());
+      kernels_->quantize_groups_packed(x[r].data(), N, b1, q1, config_.rounding, seed_for(r, 1), codes1[r].data(),
+                                       scales1[r].data(), /*first_index=*/0);
     }
 
   // Stage 2: rank (a, l) receives from its g node peers the shards s = a'·g + l of every node a', dequantizes and
@@ -101,7 +100,7 @@ void TwoLevelQuantizer::reduce_scatter(const std::vector<const float*>& grads, s
             std::copy(x[sender].begin() + static_cast<long>(s * S), x[sender].begin() + static_cast<long>((s + 1) * S),
                       p + a2 * S);
           else
-            dequantize_accumulate_packed(codes1[sender].data() + s * S * static_cast<std::size_t>(b1) / 8,
+            kernels_->dequantize_accumulate_packed(codes1[sender].data() + s * S * static_cast<std::size_t>(b1) / 8,
                                          scales1[sender].data() + s * S / q1, S, b1, q1, p + a2 * S);
         }
       }
@@ -119,15 +118,16 @@ void TwoLevelQuantizer::reduce_scatter(const std::vector<const float*>& grads, s
       for (std::size_t l = 0; l < g; ++l)
         for (std::size_t a2 = 0; a2 < G; ++a2) {
           const std::size_t s = a2 * g + l;
-          quantize_groups_packed(partial[a * g + l].data() + a2 * S, S, b2, q2, config_.rounding, seed_for(a * g + l, 2),
-                                 codes2.data(), scales2.data(), /*first_index=*/s * S);
-          dequantize_accumulate_packed(codes2.data(), scales2.data(), S, b2, q2, shards[s].data());
+          kernels_->quantize_groups_packed(partial[a * g + l].data() + a2 * S, S, b2, q2, config_.rounding,
+                                           seed_for(a * g + l, 2), codes2.data(), scales2.data(),
+                                           /*first_index=*/s * S);
+          kernels_->dequantize_accumulate_packed(codes2.data(), scales2.data(), S, b2, q2, shards[s].data());
         }
   }
   // Inverse Hadamard once, after the final reduction (linearity, SDP4Bit §3.3).
   if (config_.hadamard)
     for (auto& shard : shards)
-      hadamard32(shard.data(), S);
+      kernels_->hadamard32(shard.data(), S);
 }
 
 } // namespace ccsim::numerics

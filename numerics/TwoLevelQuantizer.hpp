@@ -16,6 +16,7 @@
 // Stochastic draws: worker of global rank r uses derive_seed(seed, r, stage) keyed by the element's index in the
 // padded buffer, so a run is reproducible and the CUDA twin can draw the same numbers.
 
+#include "numerics/CompressionKernels.hpp"
 #include "numerics/GroupQuantizer.hpp"
 
 #include <cstddef>
@@ -43,7 +44,9 @@ class TwoLevelQuantizer {
 public:
   /// `numel` gradient values per worker; the buffer is padded with zeros to a multiple of
   /// W·lcm(intra_group, inter_group[, 32]) (grad_buffer.py l.243–254) so every shard holds whole groups.
-  TwoLevelQuantizer(std::size_t numel, TwoLevelConfig config, std::uint64_t seed = 0);
+  /// Hadamard, quantize and dequantize-accumulate run on `kernels` (a static set, or one that outlives this).
+  TwoLevelQuantizer(std::size_t numel, TwoLevelConfig config, std::uint64_t seed = 0,
+                    const CompressionKernels& kernels = cpu_kernels());
 
   std::size_t workers() const { return config_.nodes * config_.gpus_per_node; }
   std::size_t padded_numel() const { return padded_; }
@@ -65,6 +68,7 @@ public:
 private:
   TwoLevelConfig config_;
   std::uint64_t seed_;
+  const CompressionKernels* kernels_;
   std::size_t numel_;
   std::size_t padded_;
 };

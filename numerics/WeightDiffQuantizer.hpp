@@ -8,6 +8,7 @@
 //    Counterexample 4.1 shows a biased Q can then stick forever. ccsim uses the same symmetric group quantizer for
 //    both, so the comparison isolates "difference vs value" (DeepSpeed's own int8 lattice differs, notes §5.1).
 
+#include "numerics/CompressionKernels.hpp"
 #include "numerics/GroupQuantizer.hpp"
 
 #include <cstddef>
@@ -27,8 +28,8 @@ struct PackedQuantized {
 };
 
 PackedQuantized quantize_packed(const float* x, std::size_t n, int bits, std::size_t group, Rounding rounding,
-                                std::uint64_t seed);
-void dequantize_packed(const PackedQuantized& q, float* out);
+                                std::uint64_t seed, const CompressionKernels& kernels = cpu_kernels());
+void dequantize_packed(const PackedQuantized& q, float* out, const CompressionKernels& kernels = cpu_kernels());
 
 /// bf16 rounding of a whole buffer, in place (numerics/Rounding.hpp round_to_bf16).
 void round_to_bf16(float* x, std::size_t n);
@@ -42,7 +43,12 @@ struct WeightDiffConfig {
 
 class WeightDiffQuantizer {
 public:
-  explicit WeightDiffQuantizer(WeightDiffConfig config = {}, std::uint64_t seed = 0) : config_(config), seed_(seed) {}
+  /// Quantize and dequantize run on `kernels` (a static set, or one that outlives this); bf16 rounding stays here.
+  explicit WeightDiffQuantizer(WeightDiffConfig config = {}, std::uint64_t seed = 0,
+                               const CompressionKernels& kernels = cpu_kernels())
+      : config_(config), seed_(seed), kernels_(&kernels)
+  {
+  }
 
   /// Sender (shard owner): Q(w - w̃) with w̃ the model copy every rank holds. `step` varies the stochastic draws.
   PackedQuantized encode(const float* new_weights, const float* model_copy, std::size_t n, std::uint64_t step) const;
@@ -54,10 +60,11 @@ public:
 private:
   WeightDiffConfig config_;
   std::uint64_t seed_;
+  const CompressionKernels* kernels_;
 };
 
 /// qW baseline: out = deQ(Q(w)), what a receiver of quantized weights holds (ZeRO++ qwZ, SDP4Bit §4.1).
 void quantize_weights(const float* w, std::size_t n, int bits, std::size_t group, Rounding rounding, std::uint64_t seed,
-                      float* out);
+                      float* out, const CompressionKernels& kernels = cpu_kernels());
 
 } // namespace ccsim::numerics

@@ -1,5 +1,6 @@
 // The `ccsim train` contract (issue 6): the JSON keys, the loss curve's shape, time-to-accuracy against the simulated
 // cluster with warm-up steps at the uncompressed step time, and one-line errors. Short runs (<= 60 steps) keep it fast.
+#include "numerics/cuda/Device.hpp"
 #include "tests/support/RunCcsim.hpp"
 
 #include <catch2/catch.hpp>
@@ -55,16 +56,29 @@ TEST_CASE("ccsim train: the time curve runs warm-up steps of 1-bit Adam at Adam'
 
 TEST_CASE("ccsim train: --backend cuda without a device is one error line and exit 2", "[cli]")
 {
-  // The build/CI machines have no GPU (DESIGN.md), so this takes the error path there; on a GPU machine the
-  // message differs but the line count and exit code of a refused backend do not apply, so accept exit 0 too.
-  const auto r = run_ccsim("train --algorithm adam --workers 2 --steps 2 --global-batch 8 --backend cuda");
-  if (r.exit_code == 0) {
+  // The build/CI machines have no GPU (DESIGN.md), so this takes the error path there; on a GPU machine the run
+  // goes through and reports the backend it used.
+  const auto r = run_ccsim("train --algorithm onebit-adam --workers 2 --steps 2 --global-batch 8 --backend cuda "
+                           "--format json");
+  if (ccsim::numerics::cuda::device_count() > 0) {
     WARN("a CUDA device is present: the error path is not exercised");
+    REQUIRE(r.exit_code == 0);
+    CHECK(nlohmann::json::parse(r.out)["backend"] == "cuda");
     return;
   }
   CHECK(r.exit_code == 2);
   CHECK(line_count(r.err) == 1);
-  CHECK(r.err.find("cuda") != std::string::npos);
+  const std::string reason = ccsim::numerics::cuda::built_with_cuda() ? "cuda: no CUDA device found"
+                                                                        : "cuda: ccsim was built without CUDA";
+  CHECK(r.err.find(reason) != std::string::npos);
+}
+
+TEST_CASE("ccsim train: --format json reports the backend the compressors ran on", "[cli]")
+{
+  const auto r = run_ccsim("train --algorithm onebit-adam,slamb --workers 2 --steps 4 --global-batch 8 --format json");
+  REQUIRE(r.exit_code == 0);
+  for (const auto& run : nlohmann::json::parse(r.out)["runs"])
+    CHECK(run["backend"] == "cpu"); // --backend defaults to cpu
 }
 
 TEST_CASE("ccsim train: an unknown algorithm or parameter is one error line and exit 2", "[cli]")
