@@ -24,12 +24,12 @@ double get(const numerics::Hyper& h, const char* key, double fallback)
 
 /// Quantizes a [channels x examples] matrix per channel over the micro-batch (AC-SGD scales over dims (0,1), the
 /// micro-batch and sequence), returns what the receiver gets, and adds the bytes sent to `bytes`.
-workloads::Mat direct(const workloads::Mat& a, int bits, std::uint64_t& bytes)
+workloads::Mat direct(const workloads::Mat& a, int bits, std::uint64_t& bytes, const numerics::CompressionKernels& kernels)
 {
   // numerics is row-major [rows = examples][channels]; Eigen's column-major [channels x examples] is exactly that.
   workloads::Mat out(a.rows(), a.cols());
   bytes += numerics::direct_quantize(a.data(), static_cast<std::size_t>(a.cols()), static_cast<std::size_t>(a.rows()),
-                                     bits, out.data());
+                                     bits, out.data(), kernels);
   return out;
 }
 } // namespace
@@ -88,11 +88,11 @@ TrainResult train_pipeline(const TrainConfig& c)
         for (std::size_t j = 0; j < ids.size(); ++j)
           prev.middleCols(static_cast<long>(j) * P, P) = buf.at(ids[j]);
         const workloads::Mat delta = a - prev;
-        a                          = prev + direct(delta, fw, r.bytes_per_worker);
+        a                          = prev + direct(delta, fw, r.bytes_per_worker, *c.kernels);
         for (std::size_t j = 0; j < ids.size(); ++j)
           buf[ids[j]] = a.middleCols(static_cast<long>(j) * P, P);
       } else {
-        a = direct(a, fw, r.bytes_per_worker); // DirectQ: the activation itself
+        a = direct(a, fw, r.bytes_per_worker, *c.kernels); // DirectQ: the activation itself
       }
       inputs[static_cast<std::size_t>(s) + 1] = a;
     }
@@ -105,7 +105,7 @@ TrainResult train_pipeline(const TrainConfig& c)
       if (s > 0) {
         // Backward gradients are quantized directly, by AQ-SGD and DirectQ alike (AQ-SGD §3; notes §8.2).
         if (compress)
-          d = direct(d, bw, r.bytes_per_worker);
+          d = direct(d, bw, r.bytes_per_worker, *c.kernels);
         else
           r.bytes_per_worker += 4ull * static_cast<std::uint64_t>(d.size());
       }

@@ -35,13 +35,13 @@ TrainResult train_sharded(const TrainConfig& c)
 
   std::unique_ptr<numerics::TwoLevelQuantizer> tlq;
   if (a == "sdp4bit" || a == "tlq-hs")
-    tlq = std::make_unique<numerics::TwoLevelQuantizer>(n, numerics::TwoLevelConfig::tlq_hs(W / g, g), c.seed);
+    tlq = std::make_unique<numerics::TwoLevelQuantizer>(n, numerics::TwoLevelConfig::tlq_hs(W / g, g), c.seed, *c.kernels);
   else if (a == "tlq")
-    tlq = std::make_unique<numerics::TwoLevelQuantizer>(n, numerics::TwoLevelConfig::tlq(W / g, g), c.seed);
+    tlq = std::make_unique<numerics::TwoLevelQuantizer>(n, numerics::TwoLevelConfig::tlq(W / g, g), c.seed, *c.kernels);
   else if (a == "ulq" || a == "zeropp")
-    tlq = std::make_unique<numerics::TwoLevelQuantizer>(n, numerics::TwoLevelConfig::ulq(W / g, g), c.seed);
+    tlq = std::make_unique<numerics::TwoLevelQuantizer>(n, numerics::TwoLevelConfig::ulq(W / g, g), c.seed, *c.kernels);
   const bool qwd = a == "sdp4bit" || a == "qwd";
-  const numerics::WeightDiffQuantizer wdq({}, c.seed);
+  const numerics::WeightDiffQuantizer wdq({}, c.seed, *c.kernels);
 
   numerics::Vec master = model.initial_params(c.seed); // fp32 master weights (sharded over ranks in reality)
   numerics::Vec copy   = master;                        // the model every rank computes with
@@ -83,7 +83,7 @@ TrainResult train_sharded(const TrainConfig& c)
     } else if (a == "qw" || a == "zeropp") {
       const int bits = a == "qw" ? 4 : 8; // plain 4-bit weights; ZeRO++'s qwZ is int8
       numerics::quantize_weights(master.data(), n, bits, 2048, numerics::Rounding::STOCHASTIC,
-                                 c.seed + static_cast<std::uint64_t>(step), copy.data());
+                                 c.seed + static_cast<std::uint64_t>(step), copy.data(), *c.kernels);
       r.bytes_per_worker += numerics::packed_bytes(n, bits, 2048) * (W - 1) / W;
     } else {
       copy = master;

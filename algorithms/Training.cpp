@@ -44,10 +44,6 @@ TrainResult train(const TrainConfig& c)
       if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return k == a; }))
         throw std::invalid_argument("unknown parameter '" + k + "' for " + c.algorithm);
   };
-  // The sharded and pipeline loops do not take c.kernels yet: refuse rather than run on the CPU under another name.
-  if ((is_pipeline(c.algorithm) || is_sharded(c.algorithm)) && c.kernels != &numerics::cpu_kernels())
-    throw std::invalid_argument(c.algorithm + " runs its compressors on the CPU only in this version; "
-                                              "use --backend cpu");
   if (is_pipeline(c.algorithm)) {
     only({"lr", "weight_decay", "pp", "fw_bits", "bw_bits", "train_examples"});
     return train_pipeline(c);

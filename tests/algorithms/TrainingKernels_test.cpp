@@ -94,15 +94,48 @@ TEST_CASE("Training: uncompressed adam calls no compression kernel", "[algorithm
   CHECK(recorded_run("adam").called().empty());
 }
 
-TEST_CASE("Training: sharded and pipelined algorithms refuse a kernel set other than the CPU's", "[algorithms]")
+TEST_CASE("Training: sdp4bit and qw run their quantizers on the given kernel set", "[algorithms]")
 {
-  // Their loops (algorithms/ShardedTraining.cpp and PipelineTraining.cpp) do not take TrainConfig::kernels yet;
-  // running them on the CPU while the caller asked for another set would misreport the backend.
-  const RecordingKernels rec;
-  for (const char* algorithm : {"sdp4bit", "qwd", "aq-sgd", "directq"}) {
-    INFO(algorithm);
-    CHECK_THROWS_AS(train(short_run(algorithm, rec)), std::invalid_argument);
-  }
+  // 4 workers as G = 2 nodes x g = 2 GPUs. Per step TLq-HS (tests/numerics/CompressionKernels_test.cpp): Hadamard
+  // of each input and output shard (2W = 8), quantizations W + W·G = 12, dequantize-accumulates W² + W·G = 24;
+  // qWD adds one quantization (the owner's Q(w - w~)) and one dequantization (deQ into the copy).
+  auto sharded = [](const std::string& algorithm) {
+    RecordingKernels rec;
+    TrainConfig with_rec = short_run(algorithm, rec), plain = short_run(algorithm, ccsim::numerics::cpu_kernels());
+    with_rec.hyper = plain.hyper = {{"gpus_per_node", 2}};
+    CHECK(train(with_rec).loss_curve == train(plain).loss_curve);
+    return rec;
+  };
+  const auto sdp = sharded("sdp4bit");
+  CHECK(sdp.calls("hadamard32") == 20 * 8);
+  CHECK(sdp.calls("quantize_groups_packed") == 20 * (12 + 1));
+  CHECK(sdp.calls("dequantize_accumulate_packed") == 20 * 24);
+  CHECK(sdp.calls("dequantize_groups_packed") == 20 * 1);
+  // qW: fp32 gradients (no kernel), the weights quantized and dequantized once a step.
+  const auto qw = sharded("qw");
+  CHECK(qw.called() == Names{"quantize_groups_packed", "dequantize_groups_packed"});
+  CHECK(qw.calls("quantize_groups_packed") == 20);
+}
+
+TEST_CASE("Training: aq-sgd and directq quantize every cut on the given kernel set", "[algorithms]")
+{
+  // pp = 4 stages, 3 cuts; a 64-example training set at batch 64 is one step per epoch. A compressed step sends
+  // 3 forward activations (AQ-SGD: their deltas) and 3 backward gradients, each one quantize + one dequantize.
+  // AQ-SGD's first epoch (step 1) goes in fp32 (Algorithm 1 lines 4-5), DirectQ compresses from step 1.
+  auto pipelined = [](const std::string& algorithm) {
+    RecordingKernels rec;
+    TrainConfig with_rec = short_run(algorithm, rec), plain = short_run(algorithm, ccsim::numerics::cpu_kernels());
+    with_rec.hyper = plain.hyper = {{"pp", 4}, {"train_examples", 64}};
+    const TrainResult a = train(with_rec), b = train(plain);
+    CHECK(a.loss_curve == b.loss_curve);
+    CHECK(a.bytes_per_worker == b.bytes_per_worker);
+    return rec;
+  };
+  const auto aq = pipelined("aq-sgd");
+  CHECK(aq.called() == Names{"quantize_channels", "dequantize_channels"});
+  CHECK(aq.calls("quantize_channels") == 19 * 6);
+  CHECK(aq.calls("dequantize_channels") == 19 * 6);
+  CHECK(pipelined("directq").calls("quantize_channels") == 20 * 6);
 }
 
 namespace {
@@ -119,6 +152,25 @@ void check_cuda_equals_cpu(const TrainConfig& cpu_config)
   CHECK(gpu.bytes_per_worker == cpu.bytes_per_worker);
 }
 } // namespace
+
+TEST_CASE("Training: the CUDA kernel set gives the CPU loss curve exactly for sharded and pipelined runs",
+          "[algorithms][cuda]")
+{
+  if (ccsim::test::no_cuda_device())
+    return;
+  for (const char* algorithm : {"sdp4bit", "qw"}) {
+    INFO(algorithm);
+    TrainConfig c = short_run(algorithm, ccsim::numerics::cpu_kernels());
+    c.hyper       = {{"gpus_per_node", 2}};
+    check_cuda_equals_cpu(c);
+  }
+  for (const char* algorithm : {"aq-sgd", "directq"}) {
+    INFO(algorithm);
+    TrainConfig c = short_run(algorithm, ccsim::numerics::cpu_kernels());
+    c.hyper       = {{"pp", 4}, {"train_examples", 64}};
+    check_cuda_equals_cpu(c);
+  }
+}
 
 TEST_CASE("Training: the CUDA kernel set gives the CPU loss curve exactly for the 1-bit family", "[algorithms][cuda]")
 {
