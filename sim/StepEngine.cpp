@@ -159,6 +159,7 @@ struct StageJob {
   int stage;
   std::vector<int> ranks; // the chain's ranks, stage order
   double kernel_s;        // quantize/dequantize per micro-batch per send (AQ-SGD's C module)
+  const PipelineComm* pipe; // this phase's message sizes (AQ-SGD's fp32 first epoch differs from its later ones)
   std::vector<double>* fw_comm;
   std::vector<double>* bw_comm;
 };
@@ -190,7 +191,7 @@ void stage_actor(StageJob job)
   Ctx& c           = *job.c;
   const int m      = std::max(1, c.shape.grad_accumulation);
   const int last   = static_cast<int>(job.ranks.size()) - 1;
-  const auto& pipe = *c.plan->phases.front().pipeline; // sizes are the same in every pipelined phase of a plan
+  const auto& pipe = *job.pipe;
   static int token = 0;
   std::vector<int*> got(m, nullptr);
   for (char dir : {'f', 'b'}) {
@@ -247,7 +248,7 @@ void run_pipeline(Ctx& c, const PhasePlan& phase, PhaseReport& r)
         ranks.push_back(c.layout.rank(s, d, t));
       for (int s = 0; s < c.layout.pp; ++s)
         actors.push_back(sg4::Actor::create(fmt::format("stage{}-{}", chain, s), c.platform.gpus[ranks[s]],
-                                            stage_actor, StageJob{&c, chain, s, ranks, kernel_s, &fw_comm, &bw_comm}));
+                                            stage_actor, StageJob{&c, chain, s, ranks, kernel_s, &pipe, &fw_comm, &bw_comm}));
     }
   for (auto& a : actors)
     a->join();

@@ -155,3 +155,24 @@ TEST_CASE("ccsim experiment: under mpirun -n 2 rank 0 writes exactly the serial 
   CHECK(rows(file + ".serial") == rows(file + ".mpi"));
   CHECK(ccsim::test::read_file(file + ".serial/results.csv") == ccsim::test::read_file(file + ".mpi/results.csv"));
 }
+
+TEST_CASE("ccsim simulate: AQ-SGD's first epoch sends fp32 activations and its later steps the quantized ones", "[cli]")
+{
+  // Each phase of a plan carries its own pipeline message sizes (the step engine once took the first phase's for
+  // every phase, pricing AQ-SGD's compressed steps at fp32). GPT2-XL, micro-batch 1 x 1024 tokens x 1600 hidden,
+  // defaults fw 4 / bw 8 bits: fp32 = 4·1024·1600 = 6553600 B per message; quantized = values at b bits + one fp16
+  // scale per channel: fw 819200 + 3200 = 822400 B, bw 1638400 + 3200 = 1641600 B. Every stage sends as many forward
+  // as backward messages, so the phases' bytes per GPU stand in the ratio 2·6553600 / (822400 + 1641600).
+  const auto r = run_ccsim("simulate --topology v100x1-wan --workload gpt2-xl --algorithm aq-sgd --gpus 4 --pp 4 "
+                           "--format json");
+  REQUIRE(r.exit_code == 0);
+  const auto phases = nlohmann::json::parse(r.out)["phases"];
+  REQUIRE(phases.size() == 2);
+  REQUIRE(phases[0]["name"] == "first-epoch");
+  REQUIRE(phases[1]["name"] == "compressed");
+  const double first      = phases[0]["bytes_per_gpu"]["inter_node"].get<double>();
+  const double compressed = phases[1]["bytes_per_gpu"]["inter_node"].get<double>();
+  CHECK(first / compressed == Approx(2.0 * 6553600 / (822400 + 1641600)).epsilon(1e-9));
+  // and the compressed steps are faster on this 10 Gbps cluster, not equal
+  CHECK(phases[1]["step_time_s"].get<double>() < phases[0]["step_time_s"].get<double>());
+}
