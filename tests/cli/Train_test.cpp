@@ -77,7 +77,8 @@ TEST_CASE("ccsim train: --format json reports the backend the compressors ran on
 {
   const auto r = run_ccsim("train --algorithm onebit-adam,slamb --workers 2 --steps 4 --global-batch 8 --format json");
   REQUIRE(r.exit_code == 0);
-  for (const auto& run : nlohmann::json::parse(r.out)["runs"])
+  const auto doc = nlohmann::json::parse(r.out); // a named document: a range-for over parse(...)["runs"] dangles
+  for (const auto& run : doc["runs"])
     CHECK(run["backend"] == "cpu"); // --backend defaults to cpu
 }
 
@@ -91,4 +92,37 @@ TEST_CASE("ccsim train: an unknown algorithm or parameter is one error line and 
   CHECK(p.exit_code == 2);
   CHECK(line_count(p.err) == 1);
   CHECK(p.err.find("colour") != std::string::npos);
+}
+
+TEST_CASE("ccsim train: AQ-SGD's time curve prices its fp32 first epoch and its compressed steps as simulated", "[cli]")
+{
+  // AQ-SGD Algorithm 1: the first epoch sends fp32 activations, later ones 2-bit deltas. A 1024-example set at batch
+  // 128 is 8 steps an epoch, so of 20 steps 8 are first-epoch and 12 compressed. The cluster is AQ-SGD's one V100 per
+  // machine at 500 Mbps (Table 3); 4 GPUs = 4 stages without data parallelism, so pipeline traffic sets the step time
+  // and the two phases differ. The trained pp and bits must be what is simulated, on the paper's GPT2-XL by default.
+  const std::string topology = ccsim::test::write_temp_file(
+      "wan500.json", [] {
+        auto t = nlohmann::json::parse(ccsim::test::read_file(std::string(CCSIM_SOURCE_DIR) + "/topologies/v100x1-wan.json"));
+        t["nic"]["bandwidth_gbps"] = 0.5;
+        t["nic"]["effective_gbps"] = 0.5;
+        return t.dump();
+      }());
+  const auto trained = run_ccsim("train --algorithm aq-sgd --steps 20 --global-batch 128 --param pp=4 --param fw_bits=2 "
+                                 "--param bw_bits=4 --param train_examples=1024 --topology " + topology +
+                                 " --gpus 4 --format json");
+  REQUIRE(trained.exit_code == 0);
+  const auto simulated = run_ccsim("simulate --topology " + topology + " --workload gpt2-xl --algorithm aq-sgd --gpus 4 "
+                                   "--pp 4 --param fw_bits=2 --param bw_bits=4 --format json");
+  REQUIRE(simulated.exit_code == 0);
+  double first = 0, compressed = 0;
+  const auto sim_doc = nlohmann::json::parse(simulated.out);
+  for (const auto& p : sim_doc["phases"])
+    (p["name"] == "first-epoch" ? first : compressed) = p["step_time_s"].get<double>();
+  REQUIRE(first > 0);
+  REQUIRE(compressed > 0);
+  CHECK(first > 1.05 * compressed); // fp32 activations cost more at 500 Mbps: the test can tell the phases apart
+  const auto curve = nlohmann::json::parse(trained.out)["time_curve"];
+  REQUIRE(curve.size() == 3); // t = 0, step 10, step 20
+  CHECK(curve[1][0].get<double>() == Approx(8 * first + 2 * compressed).epsilon(1e-9));
+  CHECK(curve[2][0].get<double>() == Approx(8 * first + 12 * compressed).epsilon(1e-9));
 }
