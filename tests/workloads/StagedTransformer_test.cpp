@@ -16,8 +16,9 @@ const char* kText = "the quick brown fox jumps over the lazy dog\nthe end. pack 
 
 TEST_CASE("StagedTransformer: the stages compose to the whole model's loss and gradient", "[workloads]")
 {
+  // 3 stages over the 4 units of a 2-layer model: embeddings | block 0 | block 1 + head.
   const StagedTransformer model(3, 10, 5, kSmall, kText);
-  REQUIRE(model.whole().config().layers == 3);
+  REQUIRE(model.whole().config().layers == 2);
   numerics::Vec p = model.initial_params(7);
   for (long i = 0; i < p.size(); ++i) // larger weights than the 0.02 init, so every path carries gradient
     p[i] += 0.2f * std::sin(0.3f * static_cast<float>(i));
@@ -56,10 +57,21 @@ TEST_CASE("StagedTransformer: the stages compose to the whole model's loss and g
   }
 }
 
-TEST_CASE("StagedTransformer: one block per stage and labels are the next tokens", "[workloads]")
+TEST_CASE("StagedTransformer: stages split the unit chain and labels are the next tokens", "[workloads]")
 {
+  // pp = 4 on the 2-layer model: embeddings | block 0 | block 1 | head; only the last stage emits vocabulary logits.
   const StagedTransformer model(4, 8, 1, kSmall, kText);
   CHECK(model.stages() == 4);
+  CHECK(model.whole().config().layers == 2);
+  const numerics::Vec p = model.initial_params(1);
+  Mat a                 = model.inputs({0, 1});
+  for (int s = 0; s < 4; ++s) {
+    a = model.forward(p, s, a);
+    CHECK(a.rows() == (s == 3 ? 96 : 8));
+    CHECK(a.cols() == 2 * 6);
+  }
+  // More stages than units: the model grows to stages - 2 blocks.
+  CHECK(StagedTransformer(6, 8, 1, kSmall, kText).whole().config().layers == 4);
   CHECK(model.positions() == 6);
   CHECK(model.train_examples() == 8);
   const auto tokens = model.inputs({2});

@@ -11,9 +11,9 @@ namespace ccsim::workloads {
 namespace {
 constexpr std::size_t kGradientChunks = 8; // fixed, so the summation order is fixed
 
-TransformerConfig with_layers(TransformerConfig c, int layers)
+TransformerConfig with_layers(TransformerConfig c, int stages)
 {
-  c.layers = layers;
+  c.layers = std::max(c.layers, stages - 2); // every stage runs at least one unit
   return c;
 }
 } // namespace
@@ -28,11 +28,14 @@ StagedTransformer::StagedTransformer(int stages, int train_examples, std::uint64
     throw std::invalid_argument("the pipelined tiny-transformer needs at least one training window");
   for (int i = 0; i < train_examples; ++i)
     windows_.push_back(model_.train_window(i, train_examples));
+  const int units = head_unit() + 1;
+  for (int s = 0; s <= stages; ++s)
+    first_unit_.push_back(units * s / stages);
 }
 
 long StagedTransformer::out_rows(int s) const
 {
-  return s == stages_ - 1 ? model_.dims().vocab : model_.dims().width;
+  return first_unit_[static_cast<std::size_t>(s) + 1] > head_unit() ? model_.dims().vocab : model_.dims().width;
 }
 
 Mat StagedTransformer::inputs(const std::vector<int>& ids) const
@@ -56,13 +59,16 @@ std::vector<int> StagedTransformer::labels(const std::vector<int>& ids) const
 }
 
 transformer::RMat StagedTransformer::stage_forward(const float* P, int s, const transformer::RMat& x, const int* tokens,
-                                                   transformer::BlockCache& block, transformer::HeadCache& head) const
+                                                   Caches& caches) const
 {
   using namespace transformer;
-  RMat y = block_forward(P, model_.block_offsets(s), model_.dims(), s == 0 ? embed(P, model_.embed_offsets(), model_.dims(), tokens) : x,
-                         block);
-  if (s == stages_ - 1)
-    y = head_forward(P, model_.head_offsets(), model_.dims(), y, head);
+  const int first = first_unit_[static_cast<std::size_t>(s)], end = first_unit_[static_cast<std::size_t>(s) + 1];
+  caches.blocks.resize(static_cast<std::size_t>(end - first));
+  RMat y = first == 0 ? embed(P, model_.embed_offsets(), model_.dims(), tokens) : x;
+  for (int u = std::max(first, 1); u < std::min(end, head_unit()); ++u)
+    y = block_forward(P, model_.block_offsets(u - 1), model_.dims(), y, caches.blocks[static_cast<std::size_t>(u - first)]);
+  if (end > head_unit())
+    y = head_forward(P, model_.head_offsets(), model_.dims(), y, caches.head);
   return y;
 }
 
@@ -84,12 +90,11 @@ Mat StagedTransformer::forward(const numerics::Vec& params, int s, const Mat& in
   Mat out(rows, n * T);
   numerics::parallel_for(static_cast<std::size_t>(n), [&](std::size_t e) { // examples are independent
     const long j = static_cast<long>(e);
-    BlockCache block;
-    HeadCache head;
+    Caches caches;
     // Column-major [channels x T] of one example is row-major [T x channels]: the same memory.
     const RMat x          = s == 0 ? RMat() : RMat(Eigen::Map<const RMat>(in.data() + j * T * d, T, d));
     const std::vector<int> tok = s == 0 ? tokens_of(in, j, T) : std::vector<int>();
-    Eigen::Map<RMat>(out.data() + j * T * rows, T, rows) = stage_forward(params.data(), s, x, tok.data(), block, head);
+    Eigen::Map<RMat>(out.data() + j * T * rows, T, rows) = stage_forward(params.data(), s, x, tok.data(), caches);
   });
   return out;
 }
@@ -100,6 +105,7 @@ Mat StagedTransformer::backward(const numerics::Vec& params, int s, const Mat& i
   using namespace transformer;
   const long T = positions(), d = model_.dims().width, rows = out_rows(s), n = in.cols() / T;
   const float* P = params.data();
+  const int first = first_unit_[static_cast<std::size_t>(s)], end = first_unit_[static_cast<std::size_t>(s) + 1];
   Mat d_in       = s == 0 ? Mat() : Mat(d, n * T);
   // Weight gradients accumulate per fixed chunk of examples, then the chunks are summed in order: the result does
   // not depend on how many threads ran the chunks.
@@ -107,17 +113,17 @@ Mat StagedTransformer::backward(const numerics::Vec& params, int s, const Mat& i
   std::vector<numerics::Vec> partial(chunks, numerics::Vec::Zero(grad.size()));
   numerics::parallel_for(chunks, [&](std::size_t c) {
     float* G = partial[c].data();
-    BlockCache block;
-    HeadCache head;
+    Caches caches;
     for (long j = n * static_cast<long>(c) / static_cast<long>(chunks); j < n * static_cast<long>(c + 1) / static_cast<long>(chunks); ++j) {
       const RMat x          = s == 0 ? RMat() : RMat(Eigen::Map<const RMat>(in.data() + j * T * d, T, d));
       const std::vector<int> tok = s == 0 ? tokens_of(in, j, T) : std::vector<int>();
-      stage_forward(P, s, x, tok.data(), block, head);
+      stage_forward(P, s, x, tok.data(), caches);
       RMat g = Eigen::Map<const RMat>(d_out.data() + j * T * rows, T, rows);
-      if (s == stages_ - 1)
-        g = head_backward(P, model_.head_offsets(), model_.dims(), head, g, G);
-      g = block_backward(P, model_.block_offsets(s), model_.dims(), block, g, G);
-      if (s == 0)
+      if (end > head_unit())
+        g = head_backward(P, model_.head_offsets(), model_.dims(), caches.head, g, G);
+      for (int u = std::min(end, head_unit()) - 1; u >= std::max(first, 1); --u)
+        g = block_backward(P, model_.block_offsets(u - 1), model_.dims(), caches.blocks[static_cast<std::size_t>(u - first)], g, G);
+      if (first == 0)
         embed_backward(g, model_.embed_offsets(), model_.dims(), tok.data(), G);
       else
         Eigen::Map<RMat>(d_in.data() + j * T * d, T, d) = g;

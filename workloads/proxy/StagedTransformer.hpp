@@ -1,10 +1,12 @@
 #pragma once
-// The `tiny-transformer` proxy cut into pipeline stages for AQ-SGD / DirectQ / fp32 pipelines: one pre-LN block
-// per stage (so `stages` blocks), the embeddings on stage 0 and the final LayerNorm and output projection on the
-// last. What crosses a cut is the residual stream of every token, [width x (examples · context)], AQ-SGD's
-// activation of shape [micro-batch · sequence, hidden]. The training set is a finite set of windows of the GPL-3
-// text (TinyTransformer::train_window), so each example recurs every epoch. Parameters are laid out exactly as
-// TinyTransformer's with `stages` layers, whose whole-sequence loss the stages compose to (tested).
+// The `tiny-transformer` proxy cut into pipeline stages for AQ-SGD / DirectQ / fp32 pipelines. The model is a chain
+// of units — the embeddings, each pre-LN block, the final LayerNorm with the output projection — split into
+// `stages` contiguous runs as evenly as the unit count allows: at pp = 4 the default 2-layer model is embeddings |
+// block 0 | block 1 | head, at pp = 2 embeddings + block 0 | block 1 + head (the same model the data-parallel
+// algorithms train; more stages than units add layers). What crosses a cut is the residual stream of every token,
+// [width x (examples · context)], AQ-SGD's activation of shape [micro-batch · sequence, hidden]. The training set is
+// a finite set of windows of the GPL-3 text (TinyTransformer::train_window), so each example recurs every epoch.
+// Parameters are laid out exactly as TinyTransformer's, whose whole-sequence loss the stages compose to (tested).
 
 #include "workloads/proxy/PipelineModel.hpp"
 #include "workloads/proxy/TinyTransformer.hpp"
@@ -13,7 +15,7 @@ namespace ccsim::workloads {
 
 class StagedTransformer : public PipelineModel {
 public:
-  /// `text` as TinyTransformer's (empty reads GPL-3); `config.layers` is replaced by `stages`.
+  /// `text` as TinyTransformer's (empty reads GPL-3); `config.layers` grows to stages - 2 if it is smaller.
   StagedTransformer(int stages, int train_examples, std::uint64_t seed, TransformerConfig config = {},
                     std::string text = "");
 
@@ -36,13 +38,20 @@ public:
   const TinyTransformer& whole() const { return model_; }
 
 private:
+  struct Caches {
+    std::vector<transformer::BlockCache> blocks; // one per block of the stage
+    transformer::HeadCache head;
+  };
   /// Stage s on one example: x (stage 0: ignored, embeds `tokens`) -> the stage's output rows.
   transformer::RMat stage_forward(const float* params, int s, const transformer::RMat& x, const int* tokens,
-                                  transformer::BlockCache& block, transformer::HeadCache& head) const;
+                                  Caches& caches) const;
   long out_rows(int s) const;
+  /// Units [first_unit_[s], first_unit_[s + 1]) run on stage s: unit 0 embeds, 1..L are blocks, L + 1 the head.
+  int head_unit() const { return model_.config().layers + 1; }
 
   int stages_;
   TinyTransformer model_;
+  std::vector<int> first_unit_;
   std::vector<std::vector<int>> windows_; // context + 1 tokens each
 };
 
