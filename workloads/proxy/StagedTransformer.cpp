@@ -44,7 +44,8 @@ Mat StagedTransformer::inputs(const std::vector<int>& ids) const
   Mat m(1, static_cast<long>(ids.size()) * T);
   for (std::size_t j = 0; j < ids.size(); ++j)
     for (long t = 0; t < T; ++t)
-      m(0, static_cast<long>(j) * T + t) = static_cast<float>(windows_.at(static_cast<std::size_t>(ids[j]))[static_cast<std::size_t>(t)]);
+      m(0, static_cast<long>(j) * T + t) =
+          static_cast<float>(windows_.at(static_cast<std::size_t>(ids[j]))[static_cast<std::size_t>(t)]);
   return m;
 }
 
@@ -66,7 +67,8 @@ transformer::RMat StagedTransformer::stage_forward(const float* P, int s, const 
   caches.blocks.resize(static_cast<std::size_t>(end - first));
   RMat y = first == 0 ? embed(P, model_.embed_offsets(), model_.dims(), tokens) : x;
   for (int u = std::max(first, 1); u < std::min(end, head_unit()); ++u)
-    y = block_forward(P, model_.block_offsets(u - 1), model_.dims(), y, caches.blocks[static_cast<std::size_t>(u - first)]);
+    y = block_forward(P, model_.block_offsets(u - 1), model_.dims(), y,
+                      caches.blocks[static_cast<std::size_t>(u - first)]);
   if (end > head_unit())
     y = head_forward(P, model_.head_offsets(), model_.dims(), y, caches.head);
   return y;
@@ -114,7 +116,9 @@ Mat StagedTransformer::backward(const numerics::Vec& params, int s, const Mat& i
   numerics::parallel_for(chunks, [&](std::size_t c) {
     float* G = partial[c].data();
     Caches caches;
-    for (long j = n * static_cast<long>(c) / static_cast<long>(chunks); j < n * static_cast<long>(c + 1) / static_cast<long>(chunks); ++j) {
+    const long begin = n * static_cast<long>(c) / static_cast<long>(chunks);
+    const long stop  = n * static_cast<long>(c + 1) / static_cast<long>(chunks);
+    for (long j = begin; j < stop; ++j) {
       const RMat x          = s == 0 ? RMat() : RMat(Eigen::Map<const RMat>(in.data() + j * T * d, T, d));
       const std::vector<int> tok = s == 0 ? tokens_of(in, j, T) : std::vector<int>();
       stage_forward(P, s, x, tok.data(), caches);
@@ -122,7 +126,8 @@ Mat StagedTransformer::backward(const numerics::Vec& params, int s, const Mat& i
       if (end > head_unit())
         g = head_backward(P, model_.head_offsets(), model_.dims(), caches.head, g, G);
       for (int u = std::min(end, head_unit()) - 1; u >= std::max(first, 1); --u)
-        g = block_backward(P, model_.block_offsets(u - 1), model_.dims(), caches.blocks[static_cast<std::size_t>(u - first)], g, G);
+        g = block_backward(P, model_.block_offsets(u - 1), model_.dims(),
+                           caches.blocks[static_cast<std::size_t>(u - first)], g, G);
       if (first == 0)
         embed_backward(g, model_.embed_offsets(), model_.dims(), tok.data(), G);
       else
