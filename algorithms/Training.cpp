@@ -35,7 +35,12 @@ bool is_pipeline(const std::string& a)
 TrainResult train(const TrainConfig& c)
 {
   const auto model_ptr = workloads::make_proxy_model(c.model, c.seed); // throws for an unknown name
-  if (c.workers < 1 || c.steps < 1 || c.global_batch < c.workers || c.global_batch % c.workers != 0)
+  if (c.steps < 1)
+    throw std::invalid_argument("steps must be at least 1");
+  if (c.global_batch < 1)
+    throw std::invalid_argument("global batch must be at least 1");
+  // A pipeline trains one replica whose stages see the whole batch, so only data parallelism splits it over workers.
+  if (!is_pipeline(c.algorithm) && (c.workers < 1 || c.global_batch < c.workers || c.global_batch % c.workers != 0))
     throw std::invalid_argument("global batch " + std::to_string(c.global_batch) + " must be a positive multiple of " +
                                 std::to_string(c.workers) + " workers");
   // The sharded and pipeline loops take their own keys; an unknown one is a typo, not a default.
