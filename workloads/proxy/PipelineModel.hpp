@@ -7,6 +7,7 @@
 // row-major layout, so numerics' per-channel quantizers take the matrix's data as it is.
 
 #include "numerics/Optimizers.hpp"
+#include "workloads/proxy/CrossEntropy.hpp"
 
 #include <Eigen/Core>
 
@@ -40,12 +41,9 @@ public:
   /// Held-out loss of the uncompressed model.
   virtual double eval_loss(const numerics::Vec& params) const = 0;
 
-  /// Mean cross-entropy of the last stage's logits over the columns, and its gradient.
+  /// Mean cross-entropy of the last stage's logits over the columns, and its gradient (column_cross_entropy).
   double loss(const Mat& logits, const std::vector<int>& labels, Mat* d_logits) const;
 };
-
-/// Softmax cross-entropy per column of `logits`, averaged over the columns; d_logits (if given) is its gradient.
-double column_cross_entropy(const Mat& logits, const std::vector<int>& labels, Mat* d_logits);
 
 /// "mlp" (StagedMlp, width 64) or "tiny-transformer" (StagedTransformer); `train_examples` <= 0 takes the model's
 /// default. Throws std::invalid_argument for an unknown name or an impossible split.

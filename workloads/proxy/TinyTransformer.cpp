@@ -3,6 +3,7 @@
 #include "workloads/proxy/TinyTransformer.hpp"
 
 #include "numerics/ParallelFor.hpp"
+#include "workloads/proxy/CrossEntropy.hpp"
 
 #include <cmath>
 #include <fstream>
@@ -137,24 +138,18 @@ double TinyTransformer::sequence_loss(const numerics::Vec& params, const std::ve
   for (int l = 0; l < c_.layers; ++l)
     x = block_forward(P, blocks_[static_cast<std::size_t>(l)], dims_, x, cache[static_cast<std::size_t>(l)]);
   HeadCache hc;
-  RMat probs  = head_forward(P, head_, dims_, x, hc);
-  double loss = 0;
-  for (long t = 0; t < T; ++t) {
-    const float mx = probs.row(t).maxCoeff();
-    probs.row(t)   = (probs.row(t).array() - mx).exp().matrix();
-    probs.row(t) /= probs.row(t).sum();
-    loss -= std::log(std::max(1e-12f, probs(t, seq[static_cast<std::size_t>(t) + 1])));
-  }
-  loss /= static_cast<double>(T);
+  const RMat logits = head_forward(P, head_, dims_, x, hc);
+  // Row-major [T x vocab] logits are the column-major [vocab x T] matrix column_cross_entropy takes.
+  const long V = dims_.vocab;
+  const std::vector<int> next(seq.begin() + 1, seq.begin() + 1 + T);
+  Eigen::MatrixXf d_logits;
+  const double loss = column_cross_entropy(Eigen::Map<const Eigen::MatrixXf>(logits.data(), V, T), next,
+                                           grad != nullptr ? &d_logits : nullptr);
   if (grad == nullptr)
     return loss;
 
-  float* G     = grad->data();
-  RMat dlogits = probs;
-  for (long t = 0; t < T; ++t)
-    dlogits(t, seq[static_cast<std::size_t>(t) + 1]) -= 1.0f;
-  dlogits /= static_cast<float>(T);
-  RMat dx = head_backward(P, head_, dims_, hc, dlogits, G);
+  float* G = grad->data();
+  RMat dx  = head_backward(P, head_, dims_, hc, Eigen::Map<const RMat>(d_logits.data(), T, V), G);
   for (int l = c_.layers - 1; l >= 0; --l)
     dx = block_backward(P, blocks_[static_cast<std::size_t>(l)], dims_, cache[static_cast<std::size_t>(l)], dx, G);
   embed_backward(dx, embed_, dims_, seq.data(), G);

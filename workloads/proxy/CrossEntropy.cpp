@@ -1,0 +1,26 @@
+// Softmax cross-entropy over logits columns (workloads/proxy/CrossEntropy.hpp).
+#include "workloads/proxy/CrossEntropy.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ccsim::workloads {
+
+double column_cross_entropy(const Eigen::MatrixXf& logits, const std::vector<int>& labels, Eigen::MatrixXf* d_logits)
+{
+  Eigen::MatrixXf z = logits;
+  double total      = 0;
+  for (long j = 0; j < z.cols(); ++j) {
+    z.col(j) = (z.col(j).array() - z.col(j).maxCoeff()).exp().matrix();
+    z.col(j) /= z.col(j).sum();
+    total -= std::log(std::max(1e-12f, z(labels[static_cast<std::size_t>(j)], j)));
+  }
+  if (d_logits != nullptr) {
+    for (long j = 0; j < z.cols(); ++j)
+      z(labels[static_cast<std::size_t>(j)], j) -= 1.0f;
+    *d_logits = z / static_cast<float>(z.cols());
+  }
+  return total / static_cast<double>(z.cols());
+}
+
+} // namespace ccsim::workloads
