@@ -37,7 +37,7 @@ workloads::Mat direct(const workloads::Mat& a, int bits, std::uint64_t& bytes, c
 TrainResult train_pipeline(const TrainConfig& c)
 {
   const auto wall0 = std::chrono::steady_clock::now();
-  const int pp     = static_cast<int>(get(c.hyper, "pp", 4));
+  const int pp     = static_cast<int>(get(c.hyper, "pp", kDefaultPipelineStages));
   const int fw     = static_cast<int>(get(c.hyper, "fw_bits", 2));
   const int bw     = static_cast<int>(get(c.hyper, "bw_bits", 4));
   if (pp < 2)

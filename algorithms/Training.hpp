@@ -12,6 +12,9 @@
 
 namespace ccsim::algorithms {
 
+/// Pipeline stages when `pp` is not given (the training loop and `ccsim train`'s simulated cluster agree on it).
+inline constexpr int kDefaultPipelineStages = 4;
+
 struct TrainConfig {
   std::string algorithm = "adam";
   std::string model = "mlp";

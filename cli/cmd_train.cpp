@@ -63,7 +63,7 @@ nlohmann::json simulated_times(const po::variables_map& vm, const std::string& a
       req.params[key] = fmt::format("{}", value);
   }
   if (algo->parallelism() == algorithms::Parallelism::PIPELINE && !req.pp)
-    req.pp = 4; // the training loop's default stage count
+    req.pp = algorithms::kDefaultPipelineStages;
   const auto doc = run_simulation_isolated(req);
   nlohmann::json by_phase = nlohmann::json::object();
   for (const auto& p : doc["phases"])
