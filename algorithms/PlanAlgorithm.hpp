@@ -3,6 +3,7 @@
 // communicated and computed after the backward pass, per phase (sim/CommPlan.hpp).
 
 #include "sim/CommPlan.hpp"
+#include "sim/io/Limits.hpp"
 
 #include <map>
 #include <string>
@@ -10,12 +11,18 @@
 
 namespace ccsim::algorithms {
 
-/// One accepted --param key with its default.
+/// One accepted --param key with its default and the values it may take. Every value is checked against `range`
+/// (finite, inside it, whole when `integer`) before plan() sees it, so no plan divides by zero or reads NaN.
 struct ParamSpec {
   std::string key;
   double default_value;
   std::string doc;
+  io::Range range;
+  bool integer = false;
 };
+
+/// `value` checked against `spec`; a violation is io::InputError("--param <key>", "", "must be ...").
+double check_param(const ParamSpec& spec, double value);
 
 /// --param values after defaults are applied (unknown keys are rejected before plan() is called).
 using ParamValues = std::map<std::string, double>;

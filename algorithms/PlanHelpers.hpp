@@ -27,11 +27,12 @@ inline sim::OptimizerOp optimizer(std::string name, std::uint64_t params, std::s
   return sim::OptimizerOp{std::move(name), std::move(fallback), params};
 }
 
-/// A --param value that must lie in [lo, hi]; plan() reports violations as std::invalid_argument.
+/// A --param value that must lie in [lo, hi]. simulate checks every value against its ParamSpec first; this is the
+/// plan's own guard for direct callers (NaN fails too), reported as std::invalid_argument.
 inline double checked(const ParamValues& p, const std::string& key, double lo, double hi)
 {
   const double v = p.at(key);
-  if (v < lo || v > hi)
+  if (!(v >= lo && v <= hi))
     throw std::invalid_argument(key + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
   return v;
 }

@@ -8,6 +8,8 @@
 #include "algorithms/sharded/ShardedPlan.hpp"
 #include "algorithms/sparse/SparsePlan.hpp"
 
+#include "sim/io/JsonInput.hpp"
+
 #include <algorithm>
 #include <memory>
 
@@ -66,6 +68,11 @@ const std::vector<std::unique_ptr<PlanAlgorithm>>& registry()
   return table;
 }
 } // namespace
+
+double check_param(const ParamSpec& spec, double value)
+{
+  return io::check_range(value, spec.range, spec.integer, "--param " + spec.key);
+}
 
 ParamValues default_params(const PlanAlgorithm& algorithm)
 {

@@ -1,7 +1,10 @@
 // The training loop shared by every trainable algorithm.
 #include "algorithms/Training.hpp"
 
+#include "algorithms/TrainParams.hpp"
 #include "algorithms/TrainingPaths.hpp"
+#include "algorithms/Registry.hpp"
+#include "sim/io/JsonInput.hpp"
 
 #include "numerics/ParallelFor.hpp"
 #include "workloads/proxy/ProxyModel.hpp"
@@ -34,6 +37,13 @@ bool is_pipeline(const std::string& a)
 
 TrainResult train(const TrainConfig& c)
 {
+  const auto infos = update_algorithm_infos();
+  if (std::none_of(infos.begin(), infos.end(), [&](const auto& i) { return i.name == c.algorithm; })) {
+    std::string names;
+    for (const auto& i : infos)
+      names += (names.empty() ? "" : ", ") + i.name;
+    throw std::invalid_argument("no numeric update for " + io::echo(c.algorithm) + " (trainable: " + names + ")");
+  }
   const auto model_ptr = workloads::make_proxy_model(c.model, c.seed); // throws for an unknown name
   if (c.steps < 1)
     throw std::invalid_argument("steps must be at least 1");
@@ -43,20 +53,13 @@ TrainResult train(const TrainConfig& c)
   if (!is_pipeline(c.algorithm) && (c.workers < 1 || c.global_batch < c.workers || c.global_batch % c.workers != 0))
     throw std::invalid_argument("global batch " + std::to_string(c.global_batch) + " must be a positive multiple of " +
                                 std::to_string(c.workers) + " workers");
-  // The sharded and pipeline loops take their own keys; an unknown one is a typo, not a default.
-  auto only = [&](std::initializer_list<const char*> allowed) {
-    for (const auto& [k, _] : c.hyper)
-      if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return k == a; }))
-        throw std::invalid_argument("unknown parameter '" + k + "' for " + c.algorithm);
-  };
-  if (is_pipeline(c.algorithm)) {
-    only({"lr", "weight_decay", "pp", "fw_bits", "bw_bits", "train_examples"});
+  // Every key must be one this algorithm reads, inside its range (algorithms/TrainParams.cpp): an unknown key is a
+  // typo, not a default, and no loop may see NaN or a zero divisor.
+  check_train_params(c.algorithm, c.hyper, c.workers);
+  if (is_pipeline(c.algorithm))
     return train_pipeline(c);
-  }
-  if (is_sharded(c.algorithm)) {
-    only({"lr", "weight_decay", "gpus_per_node"});
+  if (is_sharded(c.algorithm))
     return train_sharded(c);
-  }
   const auto wall0 = std::chrono::steady_clock::now();
   const workloads::ProxyModel& model = *model_ptr;
   numerics::Hyper hyper = c.hyper;
@@ -68,18 +71,8 @@ TrainResult train(const TrainConfig& c)
     hyper["freeze_step"] = static_cast<double>(std::max(1, c.steps * 15 / 100));
   if ((c.algorithm == "onebit-lamb" || c.algorithm == "lamb-basic-1bit") && hyper.count("freeze_step") == 0)
     hyper["freeze_step"] = static_cast<double>(std::max(1, c.steps * 167 / 1000));
-  std::unique_ptr<numerics::DistributedOptimizer> opt;
-  try {
-    opt = numerics::make_distributed_optimizer(c.algorithm, model.layout(), static_cast<std::size_t>(c.workers), hyper,
-                                               *c.kernels);
-  } catch (const std::invalid_argument& e) {
-    if (std::string(e.what()).rfind("no numeric update", 0) != 0)
-      throw; // an unknown parameter: the factory's message says which
-    throw std::invalid_argument("no numeric update for '" + c.algorithm +
-                                "' (trainable: sgd, adam, lamb, onebit-adam, naive-1bit-adam, onebit-lamb, lamb-basic-1bit, "
-                                "slamb, topk-lamb, randk-lamb, megatron-dp, sdp4bit, qwd, qw, tlq, tlq-hs, ulq, zeropp, "
-                                "fp32-pipeline, directq, aq-sgd)");
-  }
+  const auto opt = numerics::make_distributed_optimizer(c.algorithm, model.layout(), static_cast<std::size_t>(c.workers),
+                                                        hyper, *c.kernels);
 
   std::vector<numerics::Vec> params(static_cast<std::size_t>(c.workers), model.initial_params(c.seed));
   std::vector<numerics::Vec> grads(static_cast<std::size_t>(c.workers));

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <stdexcept>
@@ -34,24 +35,23 @@ void apply_key(const io::JsonObject& obj, const std::string& key, SimulateReques
       req.fidelity = obj.choice(key, {"exact", "fast"});
     axes[key] = v;
   } else if (key == "gpus" || key == "tp" || key == "pp") {
-    const int v = static_cast<int>(obj.positive_integer(key));
+    const int v = static_cast<int>(obj.integer_in(key, key == "gpus" ? io::range::kGpus : io::range::kParallelDegree));
     (key == "gpus" ? req.gpus : (key == "tp" ? req.tp.emplace() : req.pp.emplace())) = v;
     axes[key] = v;
   } else if (key == "global_batch" || key == "micro_batch") {
-    const auto v = static_cast<std::uint64_t>(obj.positive_integer(key));
+    const auto v = static_cast<std::uint64_t>(obj.integer_in(key, io::range::kBatch));
     (key == "global_batch" ? req.global_batch : req.micro_batch) = v;
     axes[key] = v;
   } else if (key == "bandwidth_gbps" || key == "latency_us") {
-    const double v = key == "bandwidth_gbps" ? obj.positive(key) : obj.non_negative(key);
+    const double v = obj.number_in(key, key == "bandwidth_gbps" ? io::range::kLinkGbps : io::range::kLatencyUs);
     (key == "bandwidth_gbps" ? req.bandwidth_gbps : req.latency_us) = v;
     axes[key] = v;
   } else if (key == "params") {
     const auto p = obj.object(key);
     for (const auto& [k, v] : p.raw().items()) {
-      if (!v.is_number())
-        p.fail_at(k, "must be a number");
-      req.params[k] = fmt::format("{}", v.get<double>());
-      axes["params." + k] = v.get<double>();
+      const double x = p.number(k); // a finite number; its range is the algorithm's (checked when the point runs)
+      req.params[k]  = fmt::format("{}", x);
+      axes["params." + k] = x;
     }
   }
 }
@@ -112,6 +112,14 @@ Experiment load_experiment(const std::string& path)
   Experiment e;
   e.path        = path;
   e.name        = root.string_or("name", std::filesystem::path(path).stem().string());
+  // The name becomes the default output folder results/<name>: letters, digits, '.', '_' and '-' only, so a shared
+  // file cannot aim the results elsewhere ("../../x") or smuggle characters into a path.
+  const bool safe_name = !e.name.empty() && e.name.size() <= 100 && e.name[0] != '.' &&
+                         std::all_of(e.name.begin(), e.name.end(), [](char c) {
+                           return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+                         });
+  if (!safe_name)
+    root.fail_at("name", io::echo(e.name) + " must be 1-100 letters, digits, '.', '_' or '-', not starting with '.'");
   e.description = root.string_or("description", "");
   e.source      = root.string_or("source", "");
 
@@ -124,7 +132,13 @@ Experiment load_experiment(const std::string& path)
   // Rows: explicit points, each merged over the base; without rows, the base alone.
   std::vector<ExperimentPoint> rows;
   if (root.has("rows")) {
-    for (const auto& r : root.objects("rows")) {
+    const auto row_objects = root.objects("rows");
+    if (row_objects.size() > io::limits::kMaxExperimentPoints)
+      root.fail_at("rows", fmt::format("has {} rows; the limit is {} points", row_objects.size(),
+                                       io::limits::kMaxExperimentPoints));
+    if (row_objects.empty())
+      root.fail_at("rows", "must hold at least one row (or leave it out to run the base alone)");
+    for (const auto& r : row_objects) {
       r.allow_only(with(CONFIG_KEYS, {"paper", "label"}));
       ExperimentPoint pt{base, base_axes, nlohmann::json::object(), r.string_or("label", "")};
       apply_config(r, pt.request, pt.axes);
@@ -146,9 +160,17 @@ Experiment load_experiment(const std::string& path)
     rows.push_back({base, base_axes, nlohmann::json::object(), ""});
   }
 
-  // Axes: every row is crossed with the cartesian product of the axes, in file order, last axis fastest.
+  // Axes: every row is crossed with the cartesian product of the axes, in file order, last axis fastest. The count is
+  // checked before anything is expanded: 10^6 values on one axis must be an error, not an allocation.
   e.points = rows;
   if (const auto axes = root.object_if("axes")) {
+    std::uint64_t count = rows.size();
+    for (const auto& [key, values] : axes->raw().items()) {
+      count *= values.is_array() ? std::max<std::size_t>(values.size(), 1) : 1;
+      if (count > io::limits::kMaxExperimentPoints)
+        axes->fail_at(key, fmt::format("the experiment expands to more than {} points (rows x every axis)",
+                                       io::limits::kMaxExperimentPoints));
+    }
     for (const auto& [key, values] : axes->raw().items()) {
       const bool is_param = key.rfind("params.", 0) == 0;
       if (!is_param && (std::find(CONFIG_KEYS.begin(), CONFIG_KEYS.end(), key) == CONFIG_KEYS.end() || key == "params"))
@@ -190,6 +212,10 @@ Experiment load_experiment(const std::string& path)
   if (const auto fig = root.object_if("figure")) {
     // "panels": one subplot per value of that field (e.g. global_batch for 1-bit LAMB Fig. 3's panels).
     fig->allow_only({"kind", "x", "y", "series", "title", "log_x", "panels"});
+    for (const char* key : {"x", "y", "series", "title", "panels"})
+      if (fig->has(key))
+        fig->string(key); // each must be a string (the plot script reads them as names)
+    fig->boolean_or("log_x", false);
     e.figure         = fig->raw();
     e.figure["kind"] = fig->choice("kind", {"scaling", "speedup-vs-bandwidth", "breakdown", "paper-vs-predicted", "none"});
   }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <csignal>
 #include <poll.h>
 #include <unistd.h>
 
@@ -48,6 +49,7 @@ void run_local(const Experiment& e, const std::vector<std::size_t>& mine, const 
   const auto start = std::chrono::steady_clock::now();
   std::vector<Running> running;
   std::size_t next = 0, done = 0;
+  bool stop        = false;
   const bool tty   = isatty(STDERR_FILENO) != 0;
   auto report      = [&](std::size_t index) {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -58,8 +60,8 @@ void run_local(const Experiment& e, const std::vector<std::size_t>& mine, const 
                              r.gpus, elapsed)
               << (tty ? "" : "\n") << std::flush;
   };
-  while (done < mine.size()) {
-    while (running.size() < static_cast<std::size_t>(std::max(1, opt.jobs)) && next < mine.size()) {
+  while (done < mine.size() && !(stop && running.empty())) {
+    while (!stop && running.size() < static_cast<std::size_t>(std::max(1, opt.jobs)) && next < mine.size()) {
       const std::size_t idx = mine[next++];
       running.push_back({idx, start_isolated(e.points[idx].request)});
     }
@@ -74,18 +76,26 @@ void run_local(const Experiment& e, const std::vector<std::size_t>& mine, const 
       // The child writes its whole answer then exits: finish_isolated reads to EOF (children are small and fast).
       const Running r = running[i];
       running.erase(running.begin() + static_cast<long>(i));
+      bool failed = false;
       try {
         results[r.index] = finish_isolated(r.run);
       } catch (const io::InputError& err) {
-        for (auto& other : running) // do not leave children behind
+        results[r.index] = {{"error", err.what()}, {"error_kind", "input"}};
+        failed           = true;
+      } catch (const std::exception& err) {
+        results[r.index] = {{"error", err.what()}, {"error_kind", "crash"}};
+        failed           = true;
+      }
+      if (failed && !opt.keep_going) {
+        stop = true;
+        for (auto& other : running) { // stopping: the simulations still running are not wanted
+          kill(other.run.pid, SIGKILL);
           try {
             finish_isolated(other.run);
-          } catch (...) {
+          } catch (const std::exception&) {
           }
-        throw io::InputError(e.path, fmt::format("(point {} of {}: {})", r.index + 1, e.points.size(), e.points[r.index].axes.dump()),
-                             err.what());
-      } catch (const std::exception& err) {
-        results[r.index] = {{"error", err.what()}};
+        }
+        running.clear();
       }
       ++done;
       report(r.index);
@@ -96,6 +106,16 @@ void run_local(const Experiment& e, const std::vector<std::size_t>& mine, const 
     std::cerr << "\r\033[K" << std::flush;
 }
 } // namespace
+
+std::string describe_point(const Experiment& e, std::size_t index)
+{
+  std::string axes;
+  for (const auto& [k, v] : e.points[index].axes.items())
+    axes += (axes.empty() ? "" : ", ") + k + "=" + (v.is_string() ? v.get<std::string>() : io::dump_json(v));
+  const auto& label = e.points[index].label;
+  return fmt::format("point {} of {} ({}{})", index + 1, e.points.size(), label.empty() ? "" : label + ": ",
+                     io::printable(axes, 160));
+}
 
 bool mpi_active()
 {

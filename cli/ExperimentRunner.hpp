@@ -14,11 +14,16 @@ namespace ccsim::cli {
 struct RunnerOptions {
   int jobs = 1;
   bool progress = true;
+  bool keep_going = false; // run every point even after one fails (else stop launching at the first failure)
 };
 
-/// Simulates every point; the result vector is in point order. A point with bad input throws io::InputError
-/// naming the experiment file and the point.
+/// Simulates every point; the result vector is in point order. A point that failed holds {"error": one line,
+/// "error_kind": "input" (bad configuration) | "crash" (the simulation died)}; a point never run (after a failure
+/// without keep_going) holds null.
 std::vector<nlohmann::json> run_points(const Experiment& e, const RunnerOptions& options);
+
+/// "point 3 of 35 (algorithm=adam, gpus=8)": how failure lines name a point.
+std::string describe_point(const Experiment& e, std::size_t index);
 
 /// MPI: true when started under mpirun (and ccsim was built with MPI). Initialises MPI on first call.
 bool mpi_active();

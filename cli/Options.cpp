@@ -3,6 +3,7 @@
 
 #include "sim/io/JsonInput.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 namespace ccsim::cli {
@@ -17,10 +18,10 @@ bool parse_options(const std::string& command, const std::vector<std::string>& a
                    const po::options_description& desc, po::variables_map& vm,
                    const po::positional_options_description* positional, const std::string& usage)
 {
+  const po::positional_options_description none; // no positional arguments: an extra word is an error, not ignored
   try {
     auto parser = po::command_line_parser(args).options(desc);
-    if (positional != nullptr)
-      parser.positional(*positional);
+    parser.positional(positional != nullptr ? *positional : none);
     po::store(parser.run(), vm);
     if (vm.count("help") != 0) {
       std::cout << "usage: ccsim " << command << (usage.empty() ? " [options]" : " " + usage) << "\n\n" << desc << "\n";
@@ -33,14 +34,37 @@ bool parse_options(const std::string& command, const std::vector<std::string>& a
   return true;
 }
 
+std::optional<std::int64_t> integer_flag(const po::variables_map& vm, const std::string& name, const io::Range& range)
+{
+  if (vm.count(name) == 0)
+    return std::nullopt;
+  return io::parse_integer(vm[name].as<std::string>(), range, "--" + name);
+}
+
+std::optional<double> number_flag(const po::variables_map& vm, const std::string& name, const io::Range& range)
+{
+  if (vm.count(name) == 0)
+    return std::nullopt;
+  return io::parse_number(vm[name].as<std::string>(), range, "--" + name);
+}
+
+std::string choice_flag(const po::variables_map& vm, const std::string& name, const std::vector<std::string>& choices)
+{
+  const std::string v = vm[name].as<std::string>();
+  if (std::find(choices.begin(), choices.end(), v) == choices.end()) {
+    std::string known;
+    for (const auto& c : choices)
+      known += (known.empty() ? "" : ", ") + c;
+    throw io::InputError("--" + name, "", io::echo(v) + " is not one of: " + known);
+  }
+  return v;
+}
+
 Format output_format(const po::variables_map& vm)
 {
-  const std::string f = vm.count("format") != 0 ? vm["format"].as<std::string>() : "table";
-  if (f == "table")
+  if (vm.count("format") == 0)
     return Format::TABLE;
-  if (f == "json")
-    return Format::JSON;
-  throw io::InputError("--format", "", "'" + f + "' is not one of: table, json");
+  return choice_flag(vm, "format", {"table", "json"}) == "json" ? Format::JSON : Format::TABLE;
 }
 
 std::map<std::string, std::string> parse_key_values(const std::vector<std::string>& pairs, const std::string& option)
@@ -49,7 +73,7 @@ std::map<std::string, std::string> parse_key_values(const std::vector<std::strin
   for (const auto& p : pairs) {
     const auto eq = p.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
-      throw io::InputError(option, "", "'" + p + "' is not of the form key=value");
+      throw io::InputError(option, "", io::echo(p) + " is not of the form key=value");
     out[p.substr(0, eq)] = p.substr(eq + 1);
   }
   return out;

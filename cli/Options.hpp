@@ -2,9 +2,13 @@
 // Option parsing shared by every subcommand: --help, --format table|json, and turning Boost's parse errors
 // into one-line InputErrors.
 
+#include "sim/io/Limits.hpp"
+
 #include <boost/program_options.hpp>
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,11 +22,21 @@ enum class Format { TABLE, JSON };
 void add_common_options(po::options_description& desc);
 
 /// Parses `args` for subcommand `command`. Returns false when --help was printed (the caller returns 0).
-/// Unknown options, missing values and bad types throw io::InputError("ccsim <command>", "", ...).
+/// Unknown options, missing values, bad types and positional arguments beyond `positional` (none when it is null)
+/// throw io::InputError("ccsim <command>", "", ...).
 bool parse_options(const std::string& command, const std::vector<std::string>& args,
                    const po::options_description& desc, po::variables_map& vm,
                    const po::positional_options_description* positional = nullptr,
                    const std::string& usage = "");
+
+/// Flags that carry numbers are declared as po::value<std::string> and read through these: Boost's own conversion
+/// would wrap "-1" into 2^64-1 for an unsigned type and accept "nan" or "inf" for a double. The range comes from
+/// sim/io/Limits.hpp; a violation is io::InputError("--<name>", ...). Empty when the flag is absent (a defaulted
+/// flag is always present).
+std::optional<std::int64_t> integer_flag(const po::variables_map& vm, const std::string& name, const io::Range& range);
+std::optional<double> number_flag(const po::variables_map& vm, const std::string& name, const io::Range& range);
+/// A string flag that must be one of `choices` (the error lists them).
+std::string choice_flag(const po::variables_map& vm, const std::string& name, const std::vector<std::string>& choices);
 
 /// The --format value; anything but table|json throws io::InputError naming --format.
 Format output_format(const po::variables_map& vm);

@@ -14,6 +14,8 @@
 #include <cstring>
 #include <iostream>
 #include <stdexcept>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,18 +24,6 @@ namespace ccsim::cli {
 namespace {
 // --param keys that change the workload rather than the algorithm.
 const std::vector<std::string> WORKLOAD_PARAMS = {"seq_len", "micro_batches"};
-
-double parse_number(const std::string& key, const std::string& text)
-{
-  try {
-    std::size_t used = 0;
-    const double v   = std::stod(text, &used);
-    if (used == text.size())
-      return v;
-  } catch (const std::exception&) {
-  }
-  throw io::InputError("--param", "", fmt::format("{}={}: value must be a number", key, text));
-}
 
 std::string known_algorithms()
 {
@@ -70,49 +60,58 @@ nlohmann::json run_simulation(const SimulateRequest& req)
   const auto* algo   = algorithms::find_plan_algorithm(req.algorithm);
   if (algo == nullptr)
     throw io::InputError("--algorithm", "",
-                         fmt::format("unknown algorithm '{}' (known: {})", req.algorithm, known_algorithms()));
-  if (req.bandwidth_gbps)
+                         fmt::format("unknown algorithm {} (known: {})", io::echo(req.algorithm), known_algorithms()));
+  if (req.bandwidth_gbps) // both overrides range-check their value (sim/io/Limits.hpp)
     sim::override_inter_node_bandwidth(topo, *req.bandwidth_gbps);
   if (req.latency_us)
     sim::override_inter_node_latency(topo, *req.latency_us);
   if (req.network_model) {
     if (*req.network_model != "rdma" && *req.network_model != "tcp")
-      throw io::InputError("--network-model", "", "'" + *req.network_model + "' is not one of: rdma, tcp");
+      throw io::InputError("--network-model", "", io::echo(*req.network_model) + " is not one of: rdma, tcp");
     topo.network_model = *req.network_model == "rdma" ? sim::NetworkModel::RDMA : sim::NetworkModel::TCP;
   }
   sim::Fidelity fidelity = sim::Fidelity::FAST;
   if (req.fidelity == "exact")
     fidelity = sim::Fidelity::EXACT;
   else if (req.fidelity != "fast")
-    throw io::InputError("--fidelity", "", "'" + req.fidelity + "' is not one of: exact, fast");
+    throw io::InputError("--fidelity", "", io::echo(req.fidelity) + " is not one of: exact, fast");
 
   // --- parameters: workload overrides, then the algorithm's own (unknown keys rejected)
   algorithms::ParamValues params = algorithms::default_params(*algo);
   std::optional<int> seq_len, micro_batches;
   for (const auto& [key, text] : req.params) {
-    const double v = parse_number(key, text);
     if (key == "seq_len" || key == "micro_batches") {
-      if (v < 1 || v != static_cast<int>(v))
-        throw io::InputError("--param", "", fmt::format("{}={}: must be a whole number >= 1", key, text));
-      (key == "seq_len" ? seq_len : micro_batches) = static_cast<int>(v);
+      const bool seq = key == "seq_len";
+      (seq ? seq_len : micro_batches) = static_cast<int>(
+          io::parse_integer(text, seq ? io::range::kSeqLen : io::range::kMicroBatches, "--param " + key));
       continue;
     }
-    if (params.count(key) == 0) {
+    const auto specs = algo->param_specs();
+    const auto spec  = std::find_if(specs.begin(), specs.end(), [&](const auto& s) { return s.key == key; });
+    if (spec == specs.end()) {
       std::string accepted;
       for (const auto& spec : algo->param_specs())
         accepted += (accepted.empty() ? "" : ", ") + spec.key;
       for (const auto& k : WORKLOAD_PARAMS)
         accepted += (accepted.empty() ? "" : ", ") + k;
-      throw io::InputError("--param", "", fmt::format("'{}' is not a parameter of {} (accepted: {})", key,
+      throw io::InputError("--param", "", fmt::format("{} is not a parameter of {} (accepted: {})", io::echo(key),
                                                       req.algorithm, accepted));
     }
-    params[key] = v;
+    params[key] = algorithms::check_param(*spec, io::parse_number(text, spec->range, "--param " + key));
   }
 
-  // --- the run's shape, checked for possibility
-  if (req.gpus < 1)
-    throw io::InputError("--gpus", "", "must be >= 1");
-  if (req.gpus > topo.max_gpus())
+  // --- the run's shape, checked for possibility. Every count was range-checked where it was read (flags, experiment
+  // keys: sim/io/Limits.hpp), so the products below fit in 64 bits; checked here again for library callers.
+  io::check_range(req.gpus, io::range::kGpus, /*integer=*/true, "--gpus");
+  if (req.tp)
+    io::check_range(*req.tp, io::range::kParallelDegree, /*integer=*/true, "--tp");
+  if (req.pp)
+    io::check_range(*req.pp, io::range::kParallelDegree, /*integer=*/true, "--pp");
+  if (req.global_batch)
+    io::check_range(static_cast<double>(*req.global_batch), io::range::kBatch, /*integer=*/true, "--global-batch");
+  if (req.micro_batch)
+    io::check_range(static_cast<double>(*req.micro_batch), io::range::kBatch, /*integer=*/true, "--micro-batch");
+  if (static_cast<std::int64_t>(req.gpus) > topo.max_gpus())
     throw io::InputError("--gpus", "", fmt::format("{} GPUs requested but topology {} has {} ({} nodes x {})", req.gpus,
                                                    topo.name, topo.max_gpus(), topo.max_nodes, topo.gpus_per_node));
   sim::StepShape s;
@@ -121,8 +120,9 @@ nlohmann::json run_simulation(const SimulateRequest& req)
   s.pp   = req.pp.value_or(work.pp);
   if (algo->parallelism() != algorithms::Parallelism::PIPELINE && !req.pp)
     s.pp = std::min(s.pp, req.gpus);
-  if (s.tp < 1 || s.pp < 1)
-    throw io::InputError(s.tp < 1 ? "--tp" : "--pp", "", "must be >= 1");
+  if (static_cast<std::int64_t>(s.tp) * s.pp > req.gpus)
+    throw io::InputError(req.tp ? "--tp" : "--pp", "", fmt::format("tp x pp = {} x {} needs more than the {} GPUs",
+                                                                   s.tp, s.pp, req.gpus));
   if (req.gpus % (s.tp * s.pp) != 0)
     throw io::InputError("--gpus", "", fmt::format("{} GPUs are not divisible by tp x pp = {} x {}", req.gpus, s.tp, s.pp));
   if (algo->parallelism() == algorithms::Parallelism::PIPELINE && s.pp < 2)
@@ -237,14 +237,24 @@ IsolatedRun start_isolated(const SimulateRequest& req)
   int fds[2];
   if (pipe(fds) != 0)
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  // The child's stderr goes to an anonymous file the parent reads afterwards: SimGrid writes hundreds of lines of
+  // backtrace when it aborts, and the user must see one line saying why.
+  const int err_fd = static_cast<int>(syscall(SYS_memfd_create, "ccsim-simulation-stderr", 0));
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
-  const pid_t pid = fork();
+  const pid_t parent = getpid();
+  const pid_t pid    = fork();
   if (pid < 0)
     throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
+    // A child dies with its parent: a batch scheduler's SIGTERM to ccsim must not leave a simulation running.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+      _exit(1);
     close(fds[0]);
+    if (err_fd >= 0)
+      dup2(err_fd, STDERR_FILENO);
     nlohmann::json answer;
     try {
       answer = {{"ok", run_simulation(req)}};
@@ -252,8 +262,10 @@ IsolatedRun start_isolated(const SimulateRequest& req)
       answer = {{"input_error", {{"where", e.where()}, {"pointer", e.pointer()}, {"problem", e.problem()}}}};
     } catch (const std::exception& e) {
       answer = {{"error", e.what()}};
+    } catch (...) {
+      answer = {{"error", "unknown exception"}};
     }
-    const std::string text = answer.dump();
+    const std::string text = io::dump_json(answer);
     std::size_t done       = 0;
     while (done < text.size()) {
       const ssize_t n = write(fds[1], text.data() + done, text.size() - done);
@@ -265,8 +277,36 @@ IsolatedRun start_isolated(const SimulateRequest& req)
     _exit(0); // skip atexit handlers and stdio flushes that belong to the parent
   }
   close(fds[1]);
-  return {pid, fds[0]};
+  return {pid, fds[0], err_fd};
 }
+
+namespace {
+/// The most telling line of a failed child's stderr, for a one-line report: the first that names an error, else the
+/// first non-empty one; "" when it wrote nothing.
+std::string child_stderr_summary(int fd)
+{
+  if (fd < 0)
+    return "";
+  std::string text(65536, '\0');
+  const ssize_t n = pread(fd, text.data(), text.size(), 0);
+  text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  std::string first, telling;
+  std::size_t start = 0;
+  while (start < text.size() && telling.empty()) {
+    const auto end   = std::min(text.find('\n', start), text.size());
+    std::string line = text.substr(start, end - start);
+    start            = end + 1;
+    if (line.find_first_not_of(" \t\r") == std::string::npos)
+      continue;
+    if (first.empty())
+      first = line;
+    for (const char* word : {"rror", "mpossible", "eadlock", "ssertion", "bort", "xception"})
+      if (line.find(word) != std::string::npos)
+        telling = line;
+  }
+  return io::printable(telling.empty() ? first : telling, 200);
+}
+} // namespace
 
 nlohmann::json finish_isolated(const IsolatedRun& run)
 {
@@ -283,12 +323,21 @@ nlohmann::json finish_isolated(const IsolatedRun& run)
   int status = 0;
   while (waitpid(run.pid, &status, 0) < 0 && errno == EINTR) {
   }
+  const std::string detail = text.empty() ? child_stderr_summary(run.err_fd) : "";
+  if (run.err_fd >= 0)
+    close(run.err_fd);
   if (text.empty()) {
+    const std::string why = detail.empty() ? "" : ": " + detail;
     if (WIFSIGNALED(status))
-      throw std::runtime_error(fmt::format("simulation crashed (signal {})", WTERMSIG(status)));
-    throw std::runtime_error("simulation ended without an answer");
+      throw std::runtime_error(fmt::format("simulation crashed (signal {}){}", WTERMSIG(status), why));
+    throw std::runtime_error("simulation ended without an answer" + why);
   }
-  const auto answer = nlohmann::json::parse(text);
+  nlohmann::json answer;
+  try {
+    answer = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception&) {
+    throw std::runtime_error("simulation sent an unreadable answer");
+  }
   if (answer.contains("input_error")) {
     const auto& e = answer["input_error"];
     throw io::InputError(e["where"].get<std::string>(), e["pointer"].get<std::string>(), e["problem"].get<std::string>());

@@ -40,7 +40,8 @@ nlohmann::json run_simulation_isolated(const SimulateRequest& request);
 /// A simulation running in a forked child; its answer arrives on `fd`.
 struct IsolatedRun {
   int pid = -1;
-  int fd = -1;
+  int fd = -1;     // the child's answer (JSON)
+  int err_fd = -1; // the child's stderr (an anonymous file), read only to explain a crash
 };
 /// Forks a child that runs `request` and writes its answer to the returned pipe.
 IsolatedRun start_isolated(const SimulateRequest& request);

@@ -3,6 +3,7 @@
 #include "algorithms/PlanAlgorithm.hpp"
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
+#include "cli/ShapeFlags.hpp"
 #include "cli/Simulation.hpp"
 #include "cli/Table.hpp"
 #include "sim/Workload.hpp"
@@ -22,20 +23,20 @@ int cmd_advise(const std::vector<std::string>& args)
   desc.add_options()
     ("topology", po::value<std::string>()->required(), "topology preset or JSON file")
     ("workload", po::value<std::string>()->required(), "workload preset or JSON file")
-    ("gpus", po::value<int>()->required(), "number of GPUs")
-    ("global-batch", po::value<std::uint64_t>(), "samples per step (default: the workload's)")
-    ("micro-batch", po::value<std::uint64_t>(), "samples per GPU per micro-batch (default: the workload's)")
-    ("bandwidth-gbps", po::value<double>(), "override the inter-node bandwidth per node (Gbit/s)")
-    ("epoch-samples", po::value<double>()->default_value(1e6), "samples in one epoch (time per epoch = samples / throughput; the default 1e6 is a round number, not the workload's dataset)")
-    ("jobs", po::value<int>()->default_value(2), "simulations at once");
+    ("bandwidth-gbps", po::value<std::string>()->value_name("X"), "override the inter-node bandwidth per node (Gbit/s)")
+    ("epoch-samples", po::value<std::string>()->default_value("1e6"), "samples in one epoch (time per epoch = samples / throughput; the default 1e6 is a round number, not the workload's dataset)")
+    ("jobs", po::value<std::string>()->default_value("2"), "simulations at once");
+  add_shape_options(desc, /*parallelism=*/false);
   po::variables_map vm;
   if (!parse_options("advise", args, desc, vm))
     return 0;
   const Format format = output_format(vm);
   const auto work     = sim::load_workload(io::resolve_preset("workloads", vm["workload"].as<std::string>(), "--workload"));
-  const double epoch  = vm["epoch-samples"].as<double>();
-  if (!(epoch > 0))
-    throw io::InputError("--epoch-samples", "", "must be > 0");
+  const double epoch  = *number_flag(vm, "epoch-samples", io::range::kEpochSamples);
+  const auto jobs     = static_cast<std::size_t>(*integer_flag(vm, "jobs", io::range::kJobs));
+  SimulateRequest shape;
+  read_shape_flags(vm, shape);
+  shape.bandwidth_gbps = number_flag(vm, "bandwidth-gbps", io::range::kLinkGbps);
 
   // Which family fits: pipeline algorithms need a pipelined workload, the others need none.
   const bool pipelined = work.pp > 1;
@@ -62,17 +63,10 @@ int cmd_advise(const std::vector<std::string>& args)
     running_names.erase(running_names.begin() + static_cast<long>(i));
   };
   for (const auto& name : names) {
-    SimulateRequest req;
-    req.topology       = vm["topology"].as<std::string>();
-    req.workload       = vm["workload"].as<std::string>();
-    req.algorithm      = name;
-    req.gpus           = vm["gpus"].as<int>();
-    if (vm.count("global-batch") != 0)
-      req.global_batch = vm["global-batch"].as<std::uint64_t>();
-    if (vm.count("micro-batch") != 0)
-      req.micro_batch = vm["micro-batch"].as<std::uint64_t>();
-    if (vm.count("bandwidth-gbps") != 0)
-      req.bandwidth_gbps = vm["bandwidth-gbps"].as<double>();
+    SimulateRequest req = shape;
+    req.topology        = vm["topology"].as<std::string>();
+    req.workload        = vm["workload"].as<std::string>();
+    req.algorithm       = name;
     if (name == baseline) {
       // A bad configuration shows up on the baseline first, as the one-line error the user needs.
       auto doc         = run_simulation_isolated(req);
@@ -82,7 +76,7 @@ int cmd_advise(const std::vector<std::string>& args)
     }
     running.push_back(start_isolated(req));
     running_names.push_back(name);
-    if (running.size() >= static_cast<std::size_t>(std::max(1, vm["jobs"].as<int>())))
+    if (running.size() >= jobs)
       collect(0);
   }
   while (!running.empty())
@@ -106,12 +100,12 @@ int cmd_advise(const std::vector<std::string>& args)
                        {"phases", r["phases"].size()}});
   }
   if (format == Format::JSON) {
-    std::cout << nlohmann::json{{"baseline", baseline}, {"epoch_samples", epoch}, {"ranking", ranking}}.dump(2) << "\n";
+    std::cout << io::dump_json({{"baseline", baseline}, {"epoch_samples", epoch}, {"ranking", ranking}}, 2) << "\n";
     return 0;
   }
   std::cout << fmt::format("{} on {} x {} GPUs, ranked by time per epoch of {:.3g} samples (warm-up phases included); "
                            "speedup over {}\n",
-                           work.name, vm["topology"].as<std::string>(), vm["gpus"].as<int>(), epoch, baseline);
+                           work.name, vm["topology"].as<std::string>(), shape.gpus, epoch, baseline);
   Table t({"rank", "algorithm", "epoch (h)", "samples/s", "speedup (x)", "inter-node per step (MB/GPU)",
            "intra-node per step (MB/GPU)"});
   int rank = 1;

@@ -18,30 +18,24 @@ int cmd_bench_kernels(const std::vector<std::string>& args)
   po::options_description desc("ccsim bench-kernels options");
   add_common_options(desc);
   desc.add_options()("backend", po::value<std::string>()->default_value("cpu"), "cpu or cuda")(
-      "bytes", po::value<std::uint64_t>()->default_value(64ull << 20), "input buffer size (default 64 MiB)")(
-      "repeats", po::value<int>()->default_value(7), "timed runs per kernel (the median is reported)");
+      "bytes", po::value<std::string>()->default_value(std::to_string(64ull << 20)), "input buffer size (default 64 MiB)")(
+      "repeats", po::value<std::string>()->default_value("7"), "timed runs per kernel (the median is reported)");
   po::variables_map vm;
   if (!parse_options("bench-kernels", args, desc, vm))
     return 0;
   const Format format = output_format(vm);
-  const auto backend  = vm["backend"].as<std::string>();
-  const auto bytes    = vm["bytes"].as<std::uint64_t>();
-  const int repeats   = vm["repeats"].as<int>();
-  if (repeats < 1)
-    throw io::InputError("--repeats", "", "must be >= 1");
-  if (bytes < 4096)
-    throw io::InputError("--bytes", "", "must be >= 4096");
+  const auto backend  = choice_flag(vm, "backend", {"cpu", "cuda"});
+  const auto bytes    = static_cast<std::uint64_t>(*integer_flag(vm, "bytes", io::range::kBenchBytes));
+  const int repeats   = static_cast<int>(*integer_flag(vm, "repeats", io::range::kRepeats));
   std::vector<KernelRate> rows;
   if (backend == "cpu") {
     rows = bench_cpu(bytes, repeats);
-  } else if (backend == "cuda") {
+  } else {
     if (numerics::cuda::device_count() == 0)
       throw io::InputError("--backend", "", numerics::cuda::built_with_cuda() ? "cuda: no CUDA device found"
                                                                                : "cuda: ccsim was built without CUDA");
     for (const auto& r : numerics::cuda::bench_kernels(bytes, repeats))
       rows.push_back({r.kernel, "cuda", r.bytes, r.gbps});
-  } else {
-    throw io::InputError("--backend", "", "'" + backend + "' is not one of: cpu, cuda");
   }
   const double memcpy_gbps = rows.front().gbps;
   if (format == Format::JSON) {
@@ -49,7 +43,7 @@ int cmd_bench_kernels(const std::vector<std::string>& args)
     for (const auto& r : rows)
       doc["rows"].push_back({{"kernel", r.kernel}, {"backend", r.backend}, {"bytes", r.bytes}, {"gbps", r.gbps},
                              {"vs_memcpy", r.gbps / memcpy_gbps}});
-    std::cout << doc.dump(2) << "\n";
+    std::cout << io::dump_json(doc, 2) << "\n";
     return 0;
   }
   Table t({"kernel", "backend", "input (MiB)", "GB/s", "x memcpy"});

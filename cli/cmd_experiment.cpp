@@ -5,15 +5,16 @@
 #include "cli/Experiment.hpp"
 #include "cli/ExperimentRunner.hpp"
 #include "cli/Options.hpp"
+#include "cli/OutputFile.hpp"
+#include "cli/Spawn.hpp"
 #include "cli/Table.hpp"
 #include "sim/io/JsonInput.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 #include <iostream>
 #include <set>
 
@@ -92,8 +93,9 @@ void write_csv(const fs::path& file, const std::vector<nlohmann::json>& rows)
     }
     t.add_row(cells);
   }
-  std::ofstream out(file);
-  t.print_csv(out);
+  std::ostringstream text;
+  t.print_csv(text);
+  write_output_file(file, text.str(), "--out");
 }
 
 void print_rows(const Experiment& e, const std::vector<nlohmann::json>& rows)
@@ -163,11 +165,6 @@ void print_rows(const Experiment& e, const std::vector<nlohmann::json>& rows)
     }());
 }
 
-/// Debian's matplotlib lives under the system interpreter, not a pyenv one that may come first on PATH.
-std::string python()
-{
-  return fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-}
 } // namespace
 
 int cmd_experiment(const std::vector<std::string>& args)
@@ -176,7 +173,8 @@ int cmd_experiment(const std::vector<std::string>& args)
   add_common_options(desc);
   desc.add_options()("file", po::value<std::string>()->required(), "experiment JSON (a path or a name in experiments/)")(
       "out", po::value<std::string>(), "output folder (default results/<experiment name>)")(
-      "jobs", po::value<int>()->default_value(1), "simulations run at once (one process each)")(
+      "jobs", po::value<std::string>()->default_value("1"), "simulations run at once (one process each)")(
+      "keep-going", po::bool_switch(), "run every point even when one fails (the run still exits 1 and lists the failures)")(
       "no-plot", po::bool_switch(), "do not draw the figure");
   po::positional_options_description pos;
   pos.add("file", 1);
@@ -184,16 +182,29 @@ int cmd_experiment(const std::vector<std::string>& args)
   if (!parse_options("experiment", args, desc, vm, &pos, "FILE.json [options]"))
     return 0;
   const Format format = output_format(vm);
-  const int jobs      = vm["jobs"].as<int>();
-  if (jobs < 1)
-    throw io::InputError("--jobs", "", "must be >= 1");
+  const int jobs      = static_cast<int>(*integer_flag(vm, "jobs", io::range::kJobs));
+  const bool keep_going = vm["keep-going"].as<bool>();
   const Experiment e = load_experiment(io::resolve_preset("experiments", vm["file"].as<std::string>(), "ccsim experiment"));
   const fs::path out = vm.count("out") != 0 ? fs::path(vm["out"].as<std::string>()) : fs::path("results") / e.name;
 
-  const auto docs = run_points(e, {jobs, true});
+  const auto docs = run_points(e, {jobs, true, keep_going});
   if (mpi_rank() != 0) {
     mpi_finish();
     return 0;
+  }
+  // Failed points: one line each on stderr. Without --keep-going the run stopped at the first and writes nothing.
+  int failed = 0, input_failures = 0;
+  for (std::size_t i = 0; i < docs.size(); ++i)
+    if (docs[i].is_object() && docs[i].contains("error")) {
+      ++failed;
+      input_failures += docs[i].value("error_kind", "") == "input";
+      std::cerr << "ccsim experiment: " << io::printable(e.path, 200) << ": " << describe_point(e, i) << ": "
+                << io::printable(docs[i]["error"].get<std::string>(), 400) << "\n";
+    }
+  if (failed > 0 && !keep_going) {
+    std::cerr << "ccsim experiment: stopped at the first failed point; nothing written (--keep-going runs the rest)\n";
+    mpi_finish();
+    return input_failures == failed ? 2 : 1;
   }
   const auto rows = assemble_rows(e, docs);
   nlohmann::json doc = {{"experiment", e.name},   {"description", e.description}, {"source", e.source},
@@ -201,28 +212,24 @@ int cmd_experiment(const std::vector<std::string>& args)
   const double med = median_abs_error(rows);
   if (std::isfinite(med))
     doc["median_abs_error_pct"] = med;
-  std::error_code ec;
-  fs::create_directories(out, ec);
-  if (ec)
-    throw io::InputError(out.string(), "", "cannot create output folder: " + ec.message());
-  std::ofstream(out / "results.json") << doc.dump(2) << "\n";
+  make_output_folder(out, "--out");
+  write_output_file(out / "results.json", io::dump_json(doc, 2) + "\n", "--out");
   write_csv(out / "results.csv", rows);
 
   if (format == Format::JSON)
-    std::cout << doc.dump(2) << "\n";
+    std::cout << io::dump_json(doc, 2) << "\n";
   else
     print_rows(e, rows);
 
-  if (!vm["no-plot"].as<bool>() && e.figure.value("kind", "none") != "none") {
-    const std::string script = (fs::path(io::data_dir()) / "plots" / "plot_experiment.py").string();
-    const std::string cmd    = python() + " '" + script + "' '" + (out / "results.json").string() + "' >&2";
-    if (std::system(cmd.c_str()) != 0)
-      std::cerr << "ccsim experiment: warning: the figure was not drawn (needs python3-matplotlib)\n";
-  }
+  if (!vm["no-plot"].as<bool>() && e.figure.value("kind", "none") != "none" &&
+      !run_plot_script("plot_experiment.py", (out / "results.json").string()))
+    std::cerr << "ccsim experiment: warning: the figure was not drawn (needs python3-matplotlib)\n";
   if (format == Format::TABLE)
     std::cout << "wrote " << (out / "results.json").string() << ", " << (out / "results.csv").string() << "\n";
   mpi_finish();
-  return 0;
+  if (failed > 0)
+    std::cerr << fmt::format("ccsim experiment: {} of {} points failed (listed above)\n", failed, docs.size());
+  return failed > 0 ? 1 : 0;
 }
 
 } // namespace ccsim::cli

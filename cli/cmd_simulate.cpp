@@ -1,6 +1,7 @@
 // `ccsim simulate`: predict step time, throughput and breakdown of one configuration.
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
+#include "cli/ShapeFlags.hpp"
 #include "cli/Simulation.hpp"
 #include "cli/Table.hpp"
 #include "sim/io/JsonInput.hpp"
@@ -12,14 +13,6 @@
 namespace ccsim::cli {
 
 namespace {
-template <typename T>
-std::optional<T> optional_value(const po::variables_map& vm, const char* key)
-{
-  if (vm.count(key) == 0)
-    return std::nullopt;
-  return vm[key].as<T>();
-}
-
 void print_table(const nlohmann::json& doc)
 {
   const auto& cfg = doc["config"];
@@ -67,14 +60,11 @@ int cmd_simulate(const std::vector<std::string>& args)
   desc.add_options()
     ("topology", po::value<std::string>()->required(), "topology preset or JSON file")
     ("workload", po::value<std::string>()->required(), "workload preset or JSON file")
-    ("algorithm", po::value<std::string>()->required(), "algorithm (ccsim list algorithms)")
-    ("gpus", po::value<int>()->required(), "number of GPUs")
-    ("global-batch", po::value<std::uint64_t>(), "samples per step (default: the workload's)")
-    ("micro-batch", po::value<std::uint64_t>(), "samples per GPU per micro-batch (default: the workload's)")
-    ("tp", po::value<int>(), "tensor-parallel degree (default: the workload's)")
-    ("pp", po::value<int>(), "pipeline stages (default: the workload's)")
-    ("bandwidth-gbps", po::value<double>(), "override the inter-node bandwidth per node (Gbit/s)")
-    ("latency-us", po::value<double>(), "override the one-way NIC latency (microseconds)")
+    ("algorithm", po::value<std::string>()->required(), "algorithm (ccsim list algorithms)");
+  add_shape_options(desc, /*parallelism=*/true);
+  desc.add_options()
+    ("bandwidth-gbps", po::value<std::string>()->value_name("X"), "override the inter-node bandwidth per node (Gbit/s)")
+    ("latency-us", po::value<std::string>()->value_name("L"), "override the one-way NIC latency (microseconds)")
     ("network-model", po::value<std::string>(), "rdma (alpha-beta) or tcp (LV08, TCP window); default: the topology's")
     ("param", po::value<std::vector<std::string>>()->composing(), "algorithm or workload parameter key=value (repeatable)")
     ("fidelity", po::value<std::string>()->default_value("fast"), "exact (every ring round) or fast (bulk flows)")
@@ -87,24 +77,19 @@ int cmd_simulate(const std::vector<std::string>& args)
   req.topology       = vm["topology"].as<std::string>();
   req.workload       = vm["workload"].as<std::string>();
   req.algorithm      = vm["algorithm"].as<std::string>();
-  req.gpus           = vm["gpus"].as<int>();
-  req.global_batch   = optional_value<std::uint64_t>(vm, "global-batch");
-  req.micro_batch    = optional_value<std::uint64_t>(vm, "micro-batch");
-  req.tp             = optional_value<int>(vm, "tp");
-  req.pp             = optional_value<int>(vm, "pp");
-  req.bandwidth_gbps = optional_value<double>(vm, "bandwidth-gbps");
-  req.latency_us     = optional_value<double>(vm, "latency-us");
-  req.network_model  = optional_value<std::string>(vm, "network-model");
+  read_shape_flags(vm, req);
+  req.bandwidth_gbps = number_flag(vm, "bandwidth-gbps", io::range::kLinkGbps);
+  req.latency_us     = number_flag(vm, "latency-us", io::range::kLatencyUs);
+  if (vm.count("network-model") != 0)
+    req.network_model = choice_flag(vm, "network-model", {"rdma", "tcp"});
   if (vm.count("param") != 0)
     req.params = parse_key_values(vm["param"].as<std::vector<std::string>>(), "--param");
-  req.fidelity = vm["fidelity"].as<std::string>();
+  req.fidelity = choice_flag(vm, "fidelity", {"exact", "fast"});
   req.links    = vm["links"].as<bool>();
-  if (req.fidelity != "exact" && req.fidelity != "fast")
-    throw io::InputError("--fidelity", "", "'" + req.fidelity + "' is not one of: exact, fast");
 
   const auto doc = run_simulation_isolated(req);
   if (format == Format::JSON)
-    std::cout << doc.dump(2) << "\n";
+    std::cout << io::dump_json(doc, 2) << "\n";
   else
     print_table(doc);
   return 0;

@@ -1,10 +1,13 @@
 // `ccsim train`: genuine convergence runs of proxy models with N in-process workers through the real
 // compressors; with --topology/--gpus also loss against simulated cluster time (time-to-accuracy).
 #include "algorithms/PlanAlgorithm.hpp"
+#include "algorithms/TrainParams.hpp"
 #include "algorithms/Training.hpp"
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
+#include "cli/OutputFile.hpp"
 #include "cli/Simulation.hpp"
+#include "cli/Spawn.hpp"
 #include "cli/Table.hpp"
 #include "numerics/cuda/CudaKernels.hpp"
 #include "numerics/cuda/Device.hpp"
@@ -12,9 +15,8 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -29,6 +31,15 @@ std::vector<std::string> split(const std::string& s)
     if (!item.empty())
       out.push_back(item);
   return out;
+}
+
+/// The --param help: every key, its range and the algorithms that read it, from algorithms/TrainParams.cpp.
+std::string param_help()
+{
+  std::string text = "parameter key=value (repeatable):";
+  for (const auto& s : algorithms::train_param_specs())
+    text += fmt::format("\n  {} in [{:g}, {:g}]{}: {}", s.key, s.range.lo, s.range.hi, s.integer ? ", whole" : "", s.doc);
+  return text;
 }
 
 /// The paper model each algorithm family is measured on: the workload whose simulated step time the time curve uses
@@ -54,7 +65,7 @@ nlohmann::json simulated_times(const po::variables_map& vm, const std::string& a
   req.topology  = vm["topology"].as<std::string>();
   req.workload  = vm.count("workload") != 0 ? vm["workload"].as<std::string>() : paper_workload(*algo);
   req.algorithm = algorithm;
-  req.gpus      = vm["gpus"].as<int>();
+  req.gpus      = static_cast<int>(*integer_flag(vm, "gpus", io::range::kGpus));
   const auto known = algorithms::default_params(*algo);
   for (const auto& [key, value] : hyper) {
     if (key == "pp" && algo->parallelism() == algorithms::Parallelism::PIPELINE)
@@ -79,24 +90,21 @@ int cmd_train(const std::vector<std::string>& args)
   desc.add_options()
     ("algorithm", po::value<std::string>()->required(), "algorithm, or a comma-separated list to compare")
     ("model", po::value<std::string>()->default_value("mlp"), "proxy model: mlp or tiny-transformer")
-    ("workers", po::value<int>()->default_value(16), "in-process data-parallel workers")
-    ("steps", po::value<int>()->default_value(1000), "training steps (tiny-transformer: 200)")
-    ("global-batch", po::value<int>()->default_value(512), "samples per step over all workers (tiny-transformer: 64)")
-    ("param", po::value<std::vector<std::string>>()->composing(), "parameter key=value: optimizers lr, beta1, beta2, eps, weight_decay, freeze_step, c_min, c_max, k, H; "
-     "sharded gpus_per_node; pipelines pp, fw_bits, bw_bits, train_examples")
-    ("seed", po::value<std::uint64_t>()->default_value(1), "seed (data, model and compressors)")
+    ("workers", po::value<std::string>()->default_value("16"), "in-process data-parallel workers")
+    ("steps", po::value<std::string>()->default_value("1000"), "training steps (tiny-transformer: 200)")
+    ("global-batch", po::value<std::string>()->default_value("512"), "samples per step over all workers (tiny-transformer: 64)")
+    ("param", po::value<std::vector<std::string>>()->composing(), param_help().c_str())
+    ("seed", po::value<std::string>()->default_value("1"), "seed (data, model and compressors)")
     ("backend", po::value<std::string>()->default_value("cpu"), "where the compressors' kernels run: cpu or cuda")
     ("topology", po::value<std::string>(), "with --gpus: also report loss against simulated time on this cluster")
-    ("gpus", po::value<int>(), "GPUs of the simulated cluster")
+    ("gpus", po::value<std::string>(), "GPUs of the simulated cluster")
     ("workload", po::value<std::string>(), "model whose step time the simulation uses (default: the algorithm's paper model, bert-large, gpt-1.3b or gpt2-xl)")
     ("plot", po::value<std::string>(), "write loss curves (PNG + SVG) into this folder");
   po::variables_map vm;
   if (!parse_options("train", args, desc, vm))
     return 0;
   const Format format = output_format(vm);
-  const std::string backend = vm["backend"].as<std::string>();
-  if (backend != "cpu" && backend != "cuda")
-    throw io::InputError("--backend", "", "'" + backend + "' is not one of: cpu, cuda");
+  const std::string backend = choice_flag(vm, "backend", {"cpu", "cuda"});
   if (backend == "cuda" && numerics::cuda::device_count() == 0)
     throw io::InputError("--backend", "", numerics::cuda::built_with_cuda() ? "cuda: no CUDA device found"
                                                                              : "cuda: ccsim was built without CUDA");
@@ -106,24 +114,36 @@ int cmd_train(const std::vector<std::string>& args)
   if ((vm.count("topology") != 0) != (vm.count("gpus") != 0))
     throw io::InputError(vm.count("topology") != 0 ? "--gpus" : "--topology", "", "--topology and --gpus go together");
 
+  const auto algorithm_list = split(vm["algorithm"].as<std::string>());
+  if (algorithm_list.empty())
+    throw io::InputError("--algorithm", "", "names no algorithm (give one, or a comma-separated list)");
+  // One --param set serves every algorithm of the list: a key must be read by at least one of them, and each
+  // algorithm gets the keys its update reads (the baseline of a comparison shares eps, lr, ...).
   numerics::Hyper hyper;
   if (vm.count("param") != 0)
     for (const auto& [k, v] : parse_key_values(vm["param"].as<std::vector<std::string>>(), "--param")) {
-      try {
-        hyper[k] = std::stod(v);
-      } catch (const std::exception&) {
-        throw io::InputError("--param", "", k + "=" + v + ": value must be a number");
-      }
+      const auto* spec = algorithms::find_train_param(k);
+      const bool used  = spec != nullptr && std::any_of(algorithm_list.begin(), algorithm_list.end(), [&](const auto& a) {
+                          return algorithms::train_param_applies(*spec, a);
+                        });
+      if (!used)
+        throw io::InputError("--param", "", fmt::format("{} is not read by {} (ccsim train --help lists the keys)",
+                                                        io::echo(k), vm["algorithm"].as<std::string>()));
+      hyper[k] = io::parse_number(v, spec->range, "--param " + k);
     }
+  const int workers = static_cast<int>(*integer_flag(vm, "workers", io::range::kWorkers));
+  const int steps   = static_cast<int>(*integer_flag(vm, "steps", io::range::kSteps));
+  const int batch   = static_cast<int>(*integer_flag(vm, "global-batch", io::range::kTrainBatch));
+  const auto seed   = static_cast<std::uint64_t>(*integer_flag(vm, "seed", io::range::kSeed));
 
   nlohmann::json runs = nlohmann::json::array();
-  for (const auto& algorithm : split(vm["algorithm"].as<std::string>())) {
+  for (const auto& algorithm : algorithm_list) {
     algorithms::TrainConfig cfg;
     cfg.algorithm    = algorithm;
     cfg.model        = vm["model"].as<std::string>();
-    cfg.workers      = vm["workers"].as<int>();
-    cfg.steps        = vm["steps"].as<int>();
-    cfg.global_batch = vm["global-batch"].as<int>();
+    cfg.workers      = workers;
+    cfg.steps        = steps;
+    cfg.global_batch = batch;
     // The transformer costs ~100x the MLP per sample; its own defaults keep a run near the ~30 s budget (issue 6).
     if (cfg.model == "tiny-transformer") {
       if (vm["steps"].defaulted())
@@ -131,8 +151,8 @@ int cmd_train(const std::vector<std::string>& args)
       if (vm["global-batch"].defaulted())
         cfg.global_batch = 64;
     }
-    cfg.seed         = vm["seed"].as<std::uint64_t>();
-    cfg.hyper        = hyper;
+    cfg.seed         = seed;
+    cfg.hyper        = algorithms::hyper_for(algorithm, hyper);
     cfg.progress     = true;
     cfg.kernels      = &kernels;
     algorithms::TrainResult r;
@@ -145,7 +165,7 @@ int cmd_train(const std::vector<std::string>& args)
                           {"final_loss", r.final_loss},   {"loss_curve", r.loss_curve},
                           {"bytes_per_worker", r.bytes_per_worker}, {"wall_s", r.wall_s}};
     if (vm.count("topology") != 0) {
-      const auto times = simulated_times(vm, algorithm, hyper);
+      const auto times = simulated_times(vm, algorithm, cfg.hyper);
       nlohmann::json curve = nlohmann::json::array();
       double t             = 0;
       std::size_t next     = 0;
@@ -168,16 +188,13 @@ int cmd_train(const std::vector<std::string>& args)
   if (vm.count("plot") != 0) {
     namespace fs = std::filesystem;
     const fs::path dir = vm["plot"].as<std::string>();
-    fs::create_directories(dir);
-    std::ofstream(dir / "train.json") << nlohmann::json{{"runs", runs}}.dump(2) << "\n";
-    const std::string py = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-    const std::string cmd = py + " '" + (fs::path(io::data_dir()) / "plots" / "loss_curves.py").string() + "' '" +
-                            (dir / "train.json").string() + "' >&2";
-    if (std::system(cmd.c_str()) != 0)
+    make_output_folder(dir, "--plot");
+    write_output_file(dir / "train.json", io::dump_json({{"runs", runs}}, 2) + "\n", "--plot");
+    if (!run_plot_script("loss_curves.py", (dir / "train.json").string()))
       std::cerr << "ccsim train: warning: loss curves not drawn (needs python3-matplotlib)\n";
   }
   if (format == Format::JSON) {
-    std::cout << doc.dump(2) << "\n";
+    std::cout << io::dump_json(doc, 2) << "\n";
     return 0;
   }
   Table t({"algorithm", "final held-out loss", "bytes/worker (MB)", "wall (s)"});

@@ -44,63 +44,59 @@ Topology load_topology(const std::string& path)
   const auto gpu = root.object("gpu");
   gpu.allow_only({"name", "sustained_tflops", "peak_tflops", "memory_gbps", "kernel_gbps", "kernel_efficiency"});
   t.gpu.name               = gpu.string("name");
-  t.gpu.sustained_flops    = gpu.positive("sustained_tflops") * 1e12;
-  t.gpu.peak_flops         = gpu.positive_or("peak_tflops", gpu.number("sustained_tflops")) * 1e12;
-  t.gpu.memory_bytes_per_s = gpu.positive("memory_gbps") * 1e9; // GPU memory bandwidth in GB/s (1e9 bytes/s)
-  t.gpu.kernel_efficiency  = gpu.positive_or("kernel_efficiency", 0.5);
-  if (t.gpu.kernel_efficiency > 1)
-    gpu.fail_at("kernel_efficiency", "must be <= 1 (a fraction of memory bandwidth)");
+  t.gpu.sustained_flops    = gpu.number_in("sustained_tflops", io::range::kTflops) * 1e12;
+  t.gpu.peak_flops         = gpu.number_in_or("peak_tflops", io::range::kTflops, t.gpu.sustained_flops / 1e12) * 1e12;
+  t.gpu.memory_bytes_per_s = gpu.number_in("memory_gbps", io::range::kMemoryGbps) * 1e9; // GB/s (1e9 bytes/s)
+  t.gpu.kernel_efficiency  = gpu.number_in_or("kernel_efficiency", io::range::kFraction, 0.5); // share of memory_gbps
   if (const auto kernels = gpu.object_if("kernel_gbps")) {
     for (const auto& [name, value] : kernels->raw().items()) {
-      if (name.rfind("source", 0) == 0)
+      if (io::is_note_key(name))
         continue;
-      t.gpu.kernel_bytes_per_s[name] = kernels->positive(name) * 1e9; // GB/s of input, like bench-kernels
+      t.gpu.kernel_bytes_per_s[name] = kernels->number_in(name, io::range::kKernelGbps) * 1e9; // GB/s of input
     }
   }
 
-  t.gpus_per_node = static_cast<int>(root.positive_integer("gpus_per_node"));
-  t.max_nodes     = static_cast<int>(root.positive_integer("max_nodes"));
+  t.gpus_per_node = static_cast<int>(root.integer_in("gpus_per_node", io::range::kGpusPerNode));
+  t.max_nodes     = static_cast<int>(root.integer_in("max_nodes", io::range::kMaxNodes));
 
   const auto intra = root.object("intra_node");
   intra.allow_only({"kind", "bandwidth_gbps", "latency_us"});
   intra.choice_or("kind", {"nvlink", "pcie", "none"}, "nvlink");
-  t.intra_bytes_per_s = intra.positive("bandwidth_gbps") * GBPS;
-  t.intra_latency_s   = intra.non_negative("latency_us") * US;
+  t.intra_bytes_per_s = intra.number_in("bandwidth_gbps", io::range::kLinkGbps) * GBPS;
+  t.intra_latency_s   = intra.number_in("latency_us", io::range::kLatencyUs) * US;
 
   const auto nic = root.object("nic");
   nic.allow_only({"count", "bandwidth_gbps", "effective_gbps", "latency_us", "per_flow_gbps", "bits_per_megabit"});
   // AQ-SGD's cluster labels its tc-shaped rates in binary megabits (Table 3: payload / time gives 2^20 bit/s).
-  t.bits_per_megabit        = nic.positive_or("bits_per_megabit", 1e6);
+  t.bits_per_megabit        = nic.number_in_or("bits_per_megabit", io::range::kBitsPerMegabit, 1e6);
   const double unit         = GBPS * t.bits_per_megabit / 1e6;
-  t.nic_count               = static_cast<int>(nic.positive_integer_or("count", 1));
-  t.nic_nominal_bytes_per_s = nic.positive("bandwidth_gbps") * unit;
-  t.nic_bytes_per_s         = nic.positive_or("effective_gbps", nic.number("bandwidth_gbps")) * unit;
+  t.nic_count               = static_cast<int>(nic.integer_in_or("count", io::range::kNicCount, 1));
+  const double nominal_gbps = nic.number_in("bandwidth_gbps", io::range::kLinkGbps);
+  t.nic_nominal_bytes_per_s = nominal_gbps * unit;
+  t.nic_bytes_per_s         = nic.number_in_or("effective_gbps", io::range::kLinkGbps, nominal_gbps) * unit;
   if (t.nic_bytes_per_s > t.nic_nominal_bytes_per_s * (1 + 1e-9))
     nic.fail_at("effective_gbps", "must not exceed bandwidth_gbps (the nominal rate)");
-  t.nic_latency_s = nic.non_negative("latency_us") * US;
+  t.nic_latency_s = nic.number_in("latency_us", io::range::kLatencyUs) * US;
   if (nic.has("per_flow_gbps"))
-    t.per_flow_bytes_per_s = nic.positive("per_flow_gbps") * unit;
+    t.per_flow_bytes_per_s = nic.number_in("per_flow_gbps", io::range::kLinkGbps) * unit;
 
   const auto fabric = root.object("fabric");
   fabric.allow_only({"kind", "oversubscription", "nodes_per_leaf", "latency_us"});
   const std::string kind = fabric.choice("kind", {"switch", "fat-tree", "wan"});
   t.fabric           = kind == "switch" ? FabricKind::SWITCH : kind == "fat-tree" ? FabricKind::FAT_TREE : FabricKind::WAN;
-  t.oversubscription = fabric.positive_or("oversubscription", 1.0);
-  if (t.oversubscription < 1)
-    fabric.fail_at("oversubscription", "must be >= 1 (1 = non-blocking)");
-  t.fabric_latency_s = fabric.non_negative_or("latency_us", 0) * US;
+  t.oversubscription = fabric.number_in_or("oversubscription", io::range::kOversubscription, 1.0); // 1 = non-blocking
+  t.fabric_latency_s = fabric.number_in_or("latency_us", io::range::kLatencyUs, 0) * US;
   if (t.fabric == FabricKind::FAT_TREE)
-    t.nodes_per_leaf = static_cast<int>(fabric.positive_integer("nodes_per_leaf"));
+    t.nodes_per_leaf = static_cast<int>(fabric.integer_in("nodes_per_leaf", io::range::kNodesPerLeaf));
 
   t.network_model = root.choice("network_model", {"rdma", "tcp"}) == "rdma" ? NetworkModel::RDMA : NetworkModel::TCP;
-  t.tcp_window_bytes = root.positive_or("tcp_window_bytes", 4194304);
+  t.tcp_window_bytes = root.number_in_or("tcp_window_bytes", io::range::kTcpWindowBytes, 4194304);
   return t;
 }
 
 void override_inter_node_bandwidth(Topology& topo, double gbps)
 {
-  if (!(gbps > 0))
-    throw io::InputError("--bandwidth-gbps", "", "must be > 0");
+  io::check_range(gbps, io::range::kLinkGbps, /*integer=*/false, "--bandwidth-gbps");
   // The papers vary the link rate ("1/10/100 Gbps"); what the cluster delivers of it stays the same share.
   const double delivered       = topo.nic_bytes_per_s / topo.nic_nominal_bytes_per_s;
   topo.nic_nominal_bytes_per_s = gbps * GBPS * topo.bits_per_megabit / 1e6 / topo.nic_count;
@@ -109,8 +105,7 @@ void override_inter_node_bandwidth(Topology& topo, double gbps)
 
 void override_inter_node_latency(Topology& topo, double us)
 {
-  if (us < 0)
-    throw io::InputError("--latency-us", "", "must be >= 0");
+  io::check_range(us, io::range::kLatencyUs, /*integer=*/false, "--latency-us");
   topo.nic_latency_s = us * US;
 }
 

@@ -58,7 +58,7 @@ struct Topology {
   double tcp_window_bytes = 4194304;          // LV08's TCP-gamma (only for NetworkModel::TCP)
   double bits_per_megabit = 1e6;              // 2^20 where the cluster's rates are labelled in binary Mbit
 
-  int max_gpus() const { return gpus_per_node * max_nodes; }
+  std::int64_t max_gpus() const { return std::int64_t{gpus_per_node} * max_nodes; }
   /// Inter-node bandwidth of one node (all NICs) in bytes/s.
   double node_uplink_bytes_per_s() const { return nic_bytes_per_s * nic_count; }
   /// One-way latency of an inter-node message between two GPUs: intra port out + NIC + fabric + NIC + intra port in.

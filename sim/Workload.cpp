@@ -48,27 +48,27 @@ Workload load_workload(const std::string& path)
   w.name             = root.string_or("name", std::filesystem::path(path).stem().string());
   w.description      = root.string_or("description", "");
   w.family           = root.choice("family", {"bert", "gpt", "swin", "deberta"});
-  w.params           = static_cast<std::uint64_t>(root.positive_integer("params"));
-  w.layers           = static_cast<int>(root.positive_integer("layers"));
-  w.hidden           = static_cast<int>(root.positive_integer("hidden"));
-  w.heads            = static_cast<int>(root.positive_integer_or("heads", 1));
-  w.seq_len          = static_cast<int>(root.positive_integer("seq_len"));
-  w.vocab            = static_cast<int>(root.positive_integer_or("vocab", 1));
-  w.tensors          = static_cast<int>(root.positive_integer("tensors"));
-  w.flops_per_sample = root.positive("flops_per_sample");
-  w.grad_bytes       = root.positive_or("grad_bytes", 2);
+  w.params           = static_cast<std::uint64_t>(root.integer_in("params", io::range::kParams));
+  w.layers           = static_cast<int>(root.integer_in("layers", io::range::kLayers));
+  w.hidden           = static_cast<int>(root.integer_in("hidden", io::range::kHidden));
+  w.heads            = static_cast<int>(root.integer_in_or("heads", io::range::kHeads, 1));
+  w.seq_len          = static_cast<int>(root.integer_in("seq_len", io::range::kSeqLen));
+  w.vocab            = static_cast<int>(root.integer_in_or("vocab", io::range::kVocab, 1));
+  w.tensors          = static_cast<int>(root.integer_in("tensors", io::range::kTensors));
+  w.flops_per_sample = root.number_in("flops_per_sample", io::range::kFlopsPerSample);
+  w.grad_bytes       = root.number_in_or("grad_bytes", io::range::kBytesPerValue, 2);
 
   if (root.has("compute")) {
     for (const auto& c : root.objects("compute")) {
       c.allow_only({"gpu", "micro_batch", "seq_len", "tp", "pp", "forward_ms", "backward_ms", "software"});
       ComputeProfile p;
       p.gpu         = c.string("gpu");
-      p.micro_batch = static_cast<std::uint64_t>(c.positive_integer("micro_batch"));
-      p.seq_len     = static_cast<int>(c.positive_integer_or("seq_len", w.seq_len));
-      p.tp          = static_cast<int>(c.positive_integer_or("tp", 1));
-      p.pp          = static_cast<int>(c.positive_integer_or("pp", 1));
-      p.forward_s   = c.positive("forward_ms") * 1e-3;
-      p.backward_s  = c.positive("backward_ms") * 1e-3;
+      p.micro_batch = static_cast<std::uint64_t>(c.integer_in("micro_batch", io::range::kBatch));
+      p.seq_len     = static_cast<int>(c.integer_in_or("seq_len", io::range::kSeqLen, w.seq_len));
+      p.tp          = static_cast<int>(c.integer_in_or("tp", io::range::kParallelDegree, 1));
+      p.pp          = static_cast<int>(c.integer_in_or("pp", io::range::kParallelDegree, 1));
+      p.forward_s   = c.number_in("forward_ms", io::range::kComputeMs) * 1e-3;
+      p.backward_s  = c.number_in("backward_ms", io::range::kComputeMs) * 1e-3;
       p.software    = c.string_or("software", "");
       p.source      = c.string("source");
       w.compute.push_back(p);
@@ -76,21 +76,21 @@ Workload load_workload(const std::string& path)
   }
   if (const auto opt = root.object_if("optimizer_s")) {
     for (const auto& [gpu, per] : opt->raw().items()) {
-      if (gpu.rfind("source", 0) == 0)
+      if (io::is_note_key(gpu))
         continue;
       const auto by_gpu = opt->object(gpu);
       for (const auto& [name, _] : per.items())
-        if (name.rfind("source", 0) != 0)
-          w.optimizer_s[gpu][name] = by_gpu.positive(name);
+        if (!io::is_note_key(name))
+          w.optimizer_s[gpu][name] = by_gpu.number_in(name, io::range::kOptimizerS);
     }
   }
   if (const auto d = root.object_if("defaults")) {
     d->allow_only({"global_batch", "micro_batch", "tp", "pp", "micro_batches"});
-    w.global_batch  = static_cast<std::uint64_t>(d->positive_integer_or("global_batch", 0));
-    w.micro_batch   = static_cast<std::uint64_t>(d->positive_integer_or("micro_batch", 0));
-    w.tp            = static_cast<int>(d->positive_integer_or("tp", 1));
-    w.pp            = static_cast<int>(d->positive_integer_or("pp", 1));
-    w.micro_batches = static_cast<int>(d->positive_integer_or("micro_batches", 0));
+    w.global_batch  = static_cast<std::uint64_t>(d->integer_in_or("global_batch", io::range::kBatch, 0));
+    w.micro_batch   = static_cast<std::uint64_t>(d->integer_in_or("micro_batch", io::range::kBatch, 0));
+    w.tp            = static_cast<int>(d->integer_in_or("tp", io::range::kParallelDegree, 1));
+    w.pp            = static_cast<int>(d->integer_in_or("pp", io::range::kParallelDegree, 1));
+    w.micro_batches = static_cast<int>(d->integer_in_or("micro_batches", io::range::kMicroBatches, 0));
   }
   return w;
 }

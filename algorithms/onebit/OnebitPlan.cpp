@@ -15,9 +15,9 @@ OnebitPlan::OnebitPlan(std::string name, std::string optimizer, double warmup_de
 
 std::vector<ParamSpec> OnebitPlan::param_specs() const
 {
-  std::vector<ParamSpec> specs = {{"grad_bytes", 0, "bytes per gradient value on the wire (0 = the workload's recipe: fp16 = 2, fp32 = 4)"}};
+  std::vector<ParamSpec> specs = {{"grad_bytes", 0, "bytes per gradient value on the wire (0 = the workload's recipe: fp16 = 2, fp32 = 4)", {0, 8}}};
   if (warmup_default_ >= 0)
-    specs.push_back({"warmup_fraction", warmup_default_, "share of steps in the uncompressed warm-up"});
+    specs.push_back({"warmup_fraction", warmup_default_, "share of steps in the uncompressed warm-up", {0, 1}});
   return specs;
 }
 

@@ -16,11 +16,11 @@ std::vector<ParamSpec> PipelinePlan::param_specs() const
 {
   if (comm_ == ActivationComm::FP32)
     return {};
-  std::vector<ParamSpec> specs = {{"fw_bits", 4, "bits per forward activation value"},
-                                  {"bw_bits", 8, "bits per backward gradient value"}};
+  std::vector<ParamSpec> specs = {{"fw_bits", 4, "bits per forward activation value", {1, 16}, true},
+                                  {"bw_bits", 8, "bits per backward gradient value", {1, 16}, true}};
   if (comm_ == ActivationComm::DELTA_QUANT)
     // The paper fine-tunes for 10 epochs (appendix, "Language Modeling") and sends epoch 1 uncompressed.
-    specs.push_back({"first_epoch_fraction", 0.1, "share of steps in the uncompressed first epoch"});
+    specs.push_back({"first_epoch_fraction", 0.1, "share of steps in the uncompressed first epoch", {0, 1}});
   return specs;
 }
 

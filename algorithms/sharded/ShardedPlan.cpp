@@ -17,8 +17,8 @@ ShardedPlan::ShardedPlan(std::string name, WeightComm weights, GradComm grads, s
 std::vector<ParamSpec> ShardedPlan::param_specs() const
 {
   // Group sizes from the SDP4Bit paper scripts (notes §7): weights 2048, gradients 128.
-  return {{"weight_group", 2048, "values per scale for weight quantization"},
-          {"grad_group", 128, "values per scale for gradient quantization"}};
+  return {{"weight_group", 2048, "values per scale for weight quantization", {8, 1e9}, true},
+          {"grad_group", 128, "values per scale for gradient quantization", {8, 1e9}, true}};
 }
 
 sim::StepPlan ShardedPlan::plan(const sim::StepShape& s, const ParamValues& p) const

@@ -14,10 +14,10 @@ SparsePlan::SparsePlan(std::string name, SparseKind kind, std::string descriptio
 
 std::vector<ParamSpec> SparsePlan::param_specs() const
 {
-  std::vector<ParamSpec> specs = {{"k", 0.1, "fraction of coordinates communicated per step"},
-                                  {"grad_bytes", 0, "bytes per gradient value on the wire (0 = the workload's recipe: fp16 = 2, fp32 = 4)"}};
+  std::vector<ParamSpec> specs = {{"k", 0.1, "fraction of coordinates communicated per step", {1e-6, 1}},
+                                  {"grad_bytes", 0, "bytes per gradient value on the wire (0 = the workload's recipe: fp16 = 2, fp32 = 4)", {0, 8}}};
   if (kind_ == SparseKind::SLAMB)
-    specs.push_back({"H", 100, "steps between full model averages (SLAMB Algorithm 1, line 15)"});
+    specs.push_back({"H", 100, "steps between full model averages (SLAMB Algorithm 1, line 15)", {1, 1e9}, true});
   return specs;
 }
 

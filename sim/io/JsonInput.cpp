@@ -4,26 +4,52 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 
 namespace ccsim::io {
 
 namespace fs = std::filesystem;
 
-InputError::InputError(const std::string& where, const std::string& pointer, const std::string& problem)
-    : std::runtime_error(pointer.empty() ? fmt::format("{}: {}", where, problem)
-                                         : fmt::format("{}: {}: {}", where, pointer, problem))
-    , where_(where)
-    , pointer_(pointer)
-    , problem_(problem)
+namespace {
+// Caps on the parts of an error line: a file name or flag, a JSON pointer, the problem (which may list choices).
+constexpr std::size_t MAX_WHERE_CHARS   = 200;
+constexpr std::size_t MAX_POINTER_CHARS = 200;
+constexpr std::size_t MAX_PROBLEM_CHARS = 1000;
+
+/// Length of the valid UTF-8 sequence starting at s[i] (1-4), or 0 when the bytes there are not one.
+std::size_t utf8_sequence_length(const std::string& s, std::size_t i)
 {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  std::size_t n = 0;
+  if (c < 0x80)
+    return 1;
+  if (c >= 0xC2 && c <= 0xDF)
+    n = 2;
+  else if (c >= 0xE0 && c <= 0xEF)
+    n = 3;
+  else if (c >= 0xF0 && c <= 0xF4)
+    n = 4;
+  else
+    return 0;
+  if (i + n > s.size())
+    return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((byte(i + k) & 0xC0) != 0x80)
+      return 0;
+  // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are invalid too (RFC 3629 §4).
+  if ((c == 0xE0 && byte(i + 1) < 0xA0) || (c == 0xED && byte(i + 1) > 0x9F) || (c == 0xF0 && byte(i + 1) < 0x90) ||
+      (c == 0xF4 && byte(i + 1) > 0x8F))
+    return 0;
+  return n;
 }
 
-namespace {
 // nlohmann's messages look like "[json.exception.parse_error.101] parse error at line 3, column 1: ...".
 // Keep the readable part, and a pointer when JSON_DIAGNOSTICS put one in "(/a/b) ...".
 std::string strip_exception_prefix(const std::string& what)
@@ -38,23 +64,160 @@ const char* type_name(const nlohmann::json& v)
 {
   return v.type_name();
 }
+
+/// Fails when arrays and objects in JSON text nest deeper than the limit (strings skipped). Scanning before parsing
+/// keeps a 100,000-deep document away from every recursive copy or destructor.
+void check_depth(const std::string& text, const std::string& where)
+{
+  int depth = 0, line = 1;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (c == '\n')
+      ++line;
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limits::kMaxJsonDepth)
+        throw InputError(where, "", fmt::format("invalid JSON: nested deeper than {} levels (line {})",
+                                                limits::kMaxJsonDepth, line));
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
+/// Bounds as people write them: whole numbers in full up to 10^12 (16777216, not 1.67772e+07), others in %g.
+std::string format_bound(double v)
+{
+  if (std::fabs(v) < 1e12 && std::floor(v) == v)
+    return fmt::format("{}", static_cast<long long>(v));
+  return fmt::format("{:g}", v);
+}
 } // namespace
+
+std::string printable(const std::string& text, std::size_t max_chars)
+{
+  std::string out;
+  std::size_t chars = 0, i = 0;
+  while (i < text.size()) {
+    if (chars == max_chars)
+      return out + fmt::format("... ({} bytes)", text.size());
+    const std::size_t n   = utf8_sequence_length(text, i);
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7F))) {
+      out += fmt::format("\\x{:02X}", c);
+      i += 1;
+    } else {
+      out.append(text, i, n);
+      i += n;
+    }
+    ++chars;
+  }
+  return out;
+}
+
+std::string echo(const std::string& text)
+{
+  return "'" + printable(text, limits::kMaxEchoChars) + "'";
+}
+
+std::string dump_json(const nlohmann::json& doc, int indent)
+{
+  return doc.dump(indent, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+}
+
+InputError::InputError(const std::string& where, const std::string& pointer, const std::string& problem)
+    : std::runtime_error(pointer.empty() ? fmt::format("{}: {}", printable(where, MAX_WHERE_CHARS),
+                                                       printable(problem, MAX_PROBLEM_CHARS))
+                                         : fmt::format("{}: {}: {}", printable(where, MAX_WHERE_CHARS),
+                                                       printable(pointer, MAX_POINTER_CHARS),
+                                                       printable(problem, MAX_PROBLEM_CHARS)))
+    , where_(where)
+    , pointer_(pointer)
+    , problem_(problem)
+{
+}
+
+nlohmann::json parse_json_text(const std::string& text, const std::string& where)
+{
+  if (text.size() > limits::kMaxFileBytes)
+    throw InputError(where, "", fmt::format("is {} bytes; the limit is {} bytes", text.size(), limits::kMaxFileBytes));
+  check_depth(text, where);
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(where, "", "invalid JSON: " + strip_exception_prefix(e.what()));
+  }
+}
 
 nlohmann::json read_json_file(const std::string& path)
 {
-  std::error_code ec;
-  if (fs::is_directory(path, ec))
+  // stat before open: opening a FIFO would block, and /dev/zero or a 2 GB file must not be read at all.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw InputError(path, "", "cannot open file for reading (no such file or no permission)");
+  if (S_ISDIR(st.st_mode))
     throw InputError(path, "", "is a directory, not a JSON file");
+  if (!S_ISREG(st.st_mode))
+    throw InputError(path, "", "is not a regular file (a device, FIFO or socket)");
+  if (static_cast<std::uint64_t>(st.st_size) > limits::kMaxFileBytes)
+    throw InputError(path, "", fmt::format("is {} bytes; the limit is {} bytes", st.st_size, limits::kMaxFileBytes));
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw InputError(path, "", "cannot open file for reading");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  try {
-    return nlohmann::json::parse(buffer.str());
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(path, "", "invalid JSON: " + strip_exception_prefix(e.what()));
-  }
+  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return parse_json_text(text, path);
+}
+
+double check_range(double value, const Range& range, bool integer, const std::string& where, const std::string& pointer)
+{
+  if (!std::isfinite(value))
+    throw InputError(where, pointer, fmt::format("must be a finite number (got {})", value));
+  if (integer && std::floor(value) != value)
+    throw InputError(where, pointer, fmt::format("must be a whole number (got {})", value));
+  const bool below = range.lo_open ? !(value > range.lo) : !(value >= range.lo);
+  if (below || !(value <= range.hi))
+    throw InputError(where, pointer,
+                     fmt::format("must be {} {} and <= {} (got {})", range.lo_open ? ">" : ">=", format_bound(range.lo),
+                                 format_bound(range.hi), value));
+  return value;
+}
+
+double parse_number(const std::string& text, const Range& range, const std::string& where)
+{
+  double v             = 0;
+  const char* end      = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (ec == std::errc::result_out_of_range)
+    throw InputError(where, "", fmt::format("{} is out of range (must be <= {})", echo(text), format_bound(range.hi)));
+  if (text.empty() || ec != std::errc() || ptr != end)
+    throw InputError(where, "", fmt::format("{} is not a number", echo(text)));
+  return check_range(v, range, /*integer=*/false, where);
+}
+
+std::int64_t parse_integer(const std::string& text, const Range& range, const std::string& where)
+{
+  std::int64_t v       = 0;
+  const char* end      = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (ec == std::errc::result_out_of_range)
+    throw InputError(where, "", fmt::format("{} is out of range (must be >= {} and <= {})", echo(text),
+                                            format_bound(range.lo), format_bound(range.hi)));
+  if (text.empty() || ec != std::errc() || ptr != end)
+    throw InputError(where, "", fmt::format("{} is not a whole number", echo(text)));
+  check_range(static_cast<double>(v), range, /*integer=*/true, where);
+  return v;
 }
 
 JsonObject::JsonObject(const nlohmann::json& value, std::string file, std::string pointer)
@@ -74,18 +237,24 @@ void JsonObject::fail_at(const std::string& key, const std::string& problem) con
   throw InputError(file_, child_pointer(key), problem);
 }
 
+std::string JsonObject::child_pointer(const std::string& key) const
+{
+  std::string escaped;
+  for (const char c : key)
+    escaped += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+  return pointer_ + "/" + escaped;
+}
+
 bool JsonObject::has(const std::string& key) const
 {
   return value_->contains(key);
 }
 
-namespace {
 bool is_note_key(const std::string& key)
 {
   return key.rfind("source", 0) == 0 || key.rfind("comment", 0) == 0 || key.rfind("description", 0) == 0 ||
          key.rfind("_", 0) == 0;
 }
-} // namespace
 
 void JsonObject::allow_only(const std::vector<std::string>& allowed) const
 {
@@ -167,9 +336,34 @@ double JsonObject::non_negative_or(const std::string& key, double fallback) cons
   return has(key) ? non_negative(key) : fallback;
 }
 
+double JsonObject::number_in(const std::string& key, const Range& range) const
+{
+  return check_range(number(key), range, /*integer=*/false, file_, child_pointer(key));
+}
+
+double JsonObject::number_in_or(const std::string& key, const Range& range, double fallback) const
+{
+  return has(key) ? number_in(key, range) : fallback;
+}
+
+std::int64_t JsonObject::integer_in(const std::string& key, const Range& range) const
+{
+  const std::int64_t v = integer(key);
+  check_range(static_cast<double>(v), range, /*integer=*/true, file_, child_pointer(key));
+  return v;
+}
+
+std::int64_t JsonObject::integer_in_or(const std::string& key, const Range& range, std::int64_t fallback) const
+{
+  return has(key) ? integer_in(key, range) : fallback;
+}
+
 std::int64_t JsonObject::integer(const std::string& key) const
 {
   const auto& v = member(key);
+  // nlohmann keeps integers above INT64_MAX as unsigned: reading those as int64 would wrap them negative.
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+    fail_at(key, fmt::format("must be a whole number below 2^63 (got {})", v.get<std::uint64_t>()));
   if (v.is_number_integer())
     return v.get<std::int64_t>();
   if (v.is_number_float()) {
@@ -219,7 +413,7 @@ std::string JsonObject::choice(const std::string& key, const std::vector<std::st
     std::string known;
     for (const auto& c : choices)
       known += (known.empty() ? "" : ", ") + c;
-    fail_at(key, fmt::format("'{}' is not one of: {}", s, known));
+    fail_at(key, fmt::format("{} is not one of: {}", echo(s), known));
   }
   return s;
 }
@@ -270,7 +464,8 @@ std::vector<double> JsonObject::numbers(const std::string& key) const
     if (!v[i].is_number())
       throw InputError(file_, child_pointer(key) + "/" + std::to_string(i),
                        fmt::format("must be a number, not {}", type_name(v[i])));
-    out.push_back(v[i].get<double>());
+    out.push_back(check_range(v[i].get<double>(), Range{-1e300, 1e300}, /*integer=*/false, file_,
+                              child_pointer(key) + "/" + std::to_string(i)));
   }
   return out;
 }
@@ -323,19 +518,20 @@ std::string resolve_preset(const std::string& kind, const std::string& name_or_p
 {
   const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
                                (name_or_path.size() > 5 && name_or_path.ends_with(".json"));
+  std::error_code ec; // the non-throwing overloads: a 4 KB name is ENAMETOOLONG, not an exception
   if (looks_like_path) {
-    if (!fs::exists(name_or_path))
+    if (!fs::exists(name_or_path, ec))
       throw InputError(name_or_path, "", "no such file");
     return name_or_path;
   }
   const fs::path preset = fs::path(data_dir()) / kind / (name_or_path + ".json");
-  if (fs::exists(preset))
+  if (fs::exists(preset, ec))
     return preset.string();
   std::string known;
   for (const auto& p : list_presets(kind))
     known += (known.empty() ? "" : ", ") + p.name;
   const std::string singular = kind == "topologies" ? "topology" : kind.substr(0, kind.size() - 1);
-  throw InputError(option, "", fmt::format("unknown {} preset '{}' (known: {})", singular, name_or_path,
+  throw InputError(option, "", fmt::format("unknown {} preset {} (known: {})", singular, echo(name_or_path),
                                            known.empty() ? "none" : known));
 }
 

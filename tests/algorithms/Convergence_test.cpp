@@ -1,5 +1,6 @@
 // The papers' convergence claims, checked by really training the MLP proxy with 16 in-process workers (seed 1,
 // default steps) through the real compressors.
+#include "algorithms/TrainParams.hpp"
 #include "algorithms/Training.hpp"
 
 #include <catch2/catch.hpp>
@@ -129,7 +130,7 @@ double transformer_loss(const std::string& algorithm, ccsim::numerics::Hyper hyp
   c.seed         = 1;
   c.steps        = 200;
   c.global_batch = 64;
-  c.hyper        = std::move(hyper);
+  c.hyper        = ccsim::algorithms::hyper_for(algorithm, hyper); // e.g. freeze_step only for 1-bit Adam
   return train(c).final_loss;
 }
 } // namespace

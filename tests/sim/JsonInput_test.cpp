@@ -16,7 +16,7 @@ using ccsim::test::write_temp_file;
 TEST_CASE("read_json_file: an unreadable file names the file", "[sim][io]")
 {
   const std::string msg = message_of([] { ccsim::io::read_json_file("/nonexistent/x.json"); });
-  CHECK(msg == "/nonexistent/x.json: cannot open file for reading");
+  CHECK(msg == "/nonexistent/x.json: cannot open file for reading (no such file or no permission)");
 }
 
 TEST_CASE("read_json_file: truncated JSON is reported with its position on one line", "[sim][io]")

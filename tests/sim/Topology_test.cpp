@@ -47,7 +47,7 @@ TEST_CASE("load_topology: units are converted once (Gb/s to bytes/s / us to s)",
 
 TEST_CASE("load_topology: bad fields are reported at their JSON path", "[sim]")
 {
-  CHECK(error_of(with("\"effective_gbps\": 80", "\"effective_gbps\": -8")) == "/nic/effective_gbps: must be > 0 (got -8)");
+  CHECK(error_of(with("\"effective_gbps\": 80", "\"effective_gbps\": -8")) == "/nic/effective_gbps: must be >= 0.0001 and <= 1000000 (got -8)");
   CHECK(error_of(with("\"effective_gbps\": 80", "\"effective_gbps\": 800")) ==
         "/nic/effective_gbps: must not exceed bandwidth_gbps (the nominal rate)");
   CHECK(error_of(with("\"rdma\"", "\"udp\"")) == "/network_model: 'udp' is not one of: rdma, tcp");

@@ -81,7 +81,7 @@ TEST_CASE("load_workload: a negative layer count is one line naming file and pat
   const auto file = write_temp_file("neg-layers.json", R"({"family": "gpt", "params": 1000, "layers": -3,
       "hidden": 8, "seq_len": 16, "tensors": 4, "flops_per_sample": 1e9})");
   const std::string msg = message_of([&] { load_workload(file); });
-  CHECK(msg == file + ": /layers: must be >= 1 (got -3)");
+  CHECK(msg == file + ": /layers: must be >= 1 and <= 100000 (got -3)");
   CHECK(msg.find('\n') == std::string::npos);
 }
 

@@ -1,0 +1,80 @@
+#pragma once
+// Every limit and physical range ccsim accepts on its inputs, in one place. The JSON loaders (JsonInput.hpp) and the
+// flag parsers (cli/Options.hpp) read them from here, and the SCHEMA.md of each input states them; a limit is never
+// repeated at a call site. Each bound is chosen from the largest real use with a wide margin, and sized so nothing
+// downstream can overflow (SimGrid's solver, 32-bit counts, the memory of one process).
+
+#include <cstdint>
+
+namespace ccsim::io {
+
+/// A closed interval of acceptable values. `integer` ranges also require a whole number.
+struct Range {
+  double lo;
+  double hi;
+  bool lo_open = false; // lo itself is excluded (a rate must be > 0)
+};
+
+namespace limits {
+// --- files and documents
+/// The largest input file: presets are under 20 KB and the largest generated experiment under 1 MB.
+inline constexpr std::uint64_t kMaxFileBytes = 16ull << 20;
+/// The deepest JSON nesting: presets nest 4 levels (experiment rows -> paper -> value).
+inline constexpr int kMaxJsonDepth = 32;
+/// The longest piece of user text echoed in an error message (longer text is cut and its length given).
+inline constexpr std::size_t kMaxEchoChars = 80;
+/// Points one experiment may expand to (the largest shipped sweep has 64; 10^5 runs for hours).
+inline constexpr std::uint64_t kMaxExperimentPoints = 100000;
+
+// --- cluster size
+/// GPUs in one simulation: 4x the largest what-if preset (16,384 GPUs); SimGrid's platform grows linearly.
+inline constexpr std::int64_t kMaxGpus = 65536;
+} // namespace limits
+
+namespace range {
+// --- topology (units as in the JSON keys)
+inline constexpr Range kGpusPerNode{1, 1024};
+inline constexpr Range kMaxNodes{1, 1048576};
+inline constexpr Range kTflops{1e-3, 1e5};
+inline constexpr Range kMemoryGbps{1, 1e5};           // GB/s of HBM
+inline constexpr Range kKernelGbps{1e-3, 1e5};        // GB/s of kernel input
+inline constexpr Range kFraction{0, 1, true};         // a share in (0, 1]
+inline constexpr Range kLinkGbps{1e-4, 1e6};          // 100 kbit/s .. 1 Pbit/s per link
+inline constexpr Range kLatencyUs{0, 1e6};            // up to one second one way
+inline constexpr Range kNicCount{1, 64};
+inline constexpr Range kBitsPerMegabit{1e6, 1048576};
+inline constexpr Range kOversubscription{1, 1024};
+inline constexpr Range kNodesPerLeaf{1, 65536};
+inline constexpr Range kTcpWindowBytes{1024, 1073741824.0};
+
+// --- workload
+inline constexpr Range kParams{1, 1e15};
+inline constexpr Range kLayers{1, 100000};
+inline constexpr Range kHidden{1, 1e7};
+inline constexpr Range kHeads{1, 1e5};
+inline constexpr Range kSeqLen{1, 1e7};
+inline constexpr Range kVocab{1, 1e9};
+inline constexpr Range kTensors{1, 1e7};
+inline constexpr Range kFlopsPerSample{0, 1e21, true};
+inline constexpr Range kBytesPerValue{0.0625, 8};      // 1/16 byte (a 0.5-bit code) .. fp64
+inline constexpr Range kComputeMs{0, 1e7, true};        // one micro-batch's forward or backward
+inline constexpr Range kOptimizerS{0, 1e5, true};       // one optimizer step
+
+// --- run shape (flags and experiment keys)
+inline constexpr Range kGpus{1, static_cast<double>(limits::kMaxGpus)};
+inline constexpr Range kBatch{1, 16777216};             // 2^24 samples per step
+inline constexpr Range kParallelDegree{1, 1024};        // tp, pp
+inline constexpr Range kMicroBatches{1, 1048576};
+inline constexpr Range kJobs{1, 256};
+inline constexpr Range kEpochSamples{1, 1e15};
+
+// --- ccsim train and bench-kernels
+inline constexpr Range kWorkers{1, 1024};             // in-process workers, each holding a model copy
+inline constexpr Range kSteps{1, 10000000};
+inline constexpr Range kTrainBatch{1, 1048576};
+inline constexpr Range kSeed{0, 9007199254740992.0}; // 2^53: every seed survives a round trip through JSON doubles
+inline constexpr Range kBenchBytes{4096, 4294967296.0}; // 4 GiB of input (the kernels allocate ~3x)
+inline constexpr Range kRepeats{1, 1000};
+} // namespace range
+
+} // namespace ccsim::io
