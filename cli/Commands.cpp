@@ -12,6 +12,7 @@ const std::vector<Command>& commands()
       {"advise", cmd_advise, "rank every applicable algorithm for a cluster and model"},
       {"train", cmd_train, "train a proxy model with N in-process workers (real compressors)"},
       {"bench-kernels", cmd_bench_kernels, "measure compression kernel throughput"},
+      {"collective", cmd_collective, "simulate one collective over a size sweep, in nccl-tests' columns"},
   };
   return table;
 }

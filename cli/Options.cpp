@@ -4,6 +4,7 @@
 #include "sim/io/JsonInput.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <iostream>
 
 namespace ccsim::cli {
@@ -46,6 +47,24 @@ std::optional<double> number_flag(const po::variables_map& vm, const std::string
   if (vm.count(name) == 0)
     return std::nullopt;
   return io::parse_number(vm[name].as<std::string>(), range, "--" + name);
+}
+
+std::optional<std::int64_t> size_flag(const po::variables_map& vm, const std::string& name, const io::Range& range)
+{
+  if (vm.count(name) == 0)
+    return std::nullopt;
+  std::string text     = vm[name].as<std::string>();
+  std::int64_t scale   = 1;
+  const char suffix    = text.empty() ? '\0' : static_cast<char>(std::toupper(static_cast<unsigned char>(text.back())));
+  if (suffix == 'K' || suffix == 'M' || suffix == 'G') {
+    scale = suffix == 'K' ? 1ll << 10 : suffix == 'M' ? 1ll << 20 : 1ll << 30;
+    text.pop_back();
+  }
+  // The number part alone may not exceed the range once scaled: check it against range / scale first.
+  const io::Range unscaled{range.lo / static_cast<double>(scale), range.hi / static_cast<double>(scale)};
+  const std::int64_t v = io::parse_integer(text, io::Range{0, unscaled.hi}, "--" + name);
+  io::check_range(static_cast<double>(v * scale), range, /*integer=*/true, "--" + name);
+  return v * scale;
 }
 
 std::string choice_flag(const po::variables_map& vm, const std::string& name, const std::vector<std::string>& choices)

@@ -35,6 +35,9 @@ bool parse_options(const std::string& command, const std::vector<std::string>& a
 /// flag is always present).
 std::optional<std::int64_t> integer_flag(const po::variables_map& vm, const std::string& name, const io::Range& range);
 std::optional<double> number_flag(const po::variables_map& vm, const std::string& name, const io::Range& range);
+/// A byte count as nccl-tests writes it: a whole number with an optional K, M or G suffix (powers of 1024, as
+/// nccl-tests' parsesize), e.g. "8", "100M", "1G"; checked against `range` after scaling.
+std::optional<std::int64_t> size_flag(const po::variables_map& vm, const std::string& name, const io::Range& range);
 /// A string flag that must be one of `choices` (the error lists them).
 std::string choice_flag(const po::variables_map& vm, const std::string& name, const std::vector<std::string>& choices);
 

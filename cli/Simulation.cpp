@@ -234,6 +234,11 @@ nlohmann::json run_simulation(const SimulateRequest& req)
 
 IsolatedRun start_isolated(const SimulateRequest& req)
 {
+  return start_isolated_work([&req] { return run_simulation(req); });
+}
+
+IsolatedRun start_isolated_work(const std::function<nlohmann::json()>& work)
+{
   int fds[2];
   if (pipe(fds) != 0)
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
@@ -257,7 +262,7 @@ IsolatedRun start_isolated(const SimulateRequest& req)
       dup2(err_fd, STDERR_FILENO);
     nlohmann::json answer;
     try {
-      answer = {{"ok", run_simulation(req)}};
+      answer = {{"ok", work()}};
     } catch (const io::InputError& e) {
       answer = {{"input_error", {{"where", e.where()}, {"pointer", e.pointer()}, {"problem", e.problem()}}}};
     } catch (const std::exception& e) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -45,6 +46,8 @@ struct IsolatedRun {
 };
 /// Forks a child that runs `request` and writes its answer to the returned pipe.
 IsolatedRun start_isolated(const SimulateRequest& request);
+/// The same for any simulation: the child runs `work` (which may throw io::InputError) and sends its document.
+IsolatedRun start_isolated_work(const std::function<nlohmann::json()>& work);
 /// Reads the child's whole answer (blocking), reaps it, and returns or rethrows as run_simulation_isolated does.
 nlohmann::json finish_isolated(const IsolatedRun& run);
 

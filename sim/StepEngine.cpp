@@ -9,6 +9,7 @@
 #include <xbt/log.h>
 
 #include <algorithm>
+#include <memory>
 #include <chrono>
 #include <cmath>
 #include <fmt/format.h>
@@ -287,6 +288,34 @@ void controller(Ctx* c)
 
 } // namespace
 
+namespace {
+/// SimGrid's Engine for one simulation of `topo`: quiet logging, the topology's network model (set before the first
+/// zone exists), optionally the link-load plugin.
+std::unique_ptr<sg4::Engine> make_engine(const Topology& topo, bool link_loads)
+{
+  xbt_log_control_set("root.thres:critical");
+  int argc      = 1;
+  char name[]   = "ccsim";
+  char* argv[]  = {name, nullptr};
+  auto engine   = std::make_unique<sg4::Engine>(&argc, argv);
+  configure_network_model(topo);
+  if (link_loads)
+    sg_link_load_plugin_init();
+  return engine;
+}
+
+/// The context every simulation shares: the platform of `shape.gpus` GPUs, their rank layout, the latency factor.
+void init_context(Ctx& c, const Topology& topo, const StepShape& shape, Fidelity fidelity)
+{
+  c.topo       = &topo;
+  c.shape      = shape;
+  c.fidelity   = fidelity;
+  c.platform   = build_platform(topo, shape.gpus);
+  c.layout     = RankLayout{shape.dp, shape.tp, shape.pp, topo.gpus_per_node};
+  c.lat_factor = latency_factor();
+}
+} // namespace
+
 StepReport simulate_step(const Topology& topo, const Workload& workload, const StepPlan& plan, const StepShape& shape,
                          Fidelity fidelity, bool report_links)
 {
@@ -297,26 +326,12 @@ StepReport simulate_step(const Topology& topo, const Workload& workload, const S
     if (phase.pipeline && shape.pp < 2)
       throw std::invalid_argument("phase '" + phase.name + "' is pipelined but pp < 2");
 
-  xbt_log_control_set("root.thres:critical");
-  int argc    = 1;
-  char name[] = "ccsim";
-  char* argv[] = {name, nullptr};
-  sg4::Engine engine(&argc, argv);
-  // Model choices exist once the Engine does, and must be made before the first zone is created.
-  configure_network_model(topo);
-  if (report_links)
-    sg_link_load_plugin_init();
-
+  const auto engine = make_engine(topo, report_links);
   Ctx c;
-  c.topo       = &topo;
-  c.workload   = &workload;
-  c.plan       = &plan;
-  c.shape      = shape;
-  c.fidelity   = fidelity;
-  c.platform   = build_platform(topo, shape.gpus);
-  c.layout     = RankLayout{shape.dp, shape.tp, shape.pp, topo.gpus_per_node};
-  c.compute    = compute_times(topo, workload, shape);
-  c.lat_factor = latency_factor();
+  init_context(c, topo, shape, fidelity);
+  c.workload = &workload;
+  c.plan     = &plan;
+  c.compute  = compute_times(topo, workload, shape);
 
   std::vector<sg4::Link*> tracked;
   if (report_links) {
@@ -335,7 +350,7 @@ StepReport simulate_step(const Topology& topo, const Workload& workload, const S
   }
 
   sg4::Actor::create("controller", c.platform.gpus[0], controller, &c);
-  engine.run();
+  engine->run();
 
   StepReport report;
   report.phases  = c.reports;
@@ -353,6 +368,38 @@ StepReport simulate_step(const Topology& topo, const Workload& workload, const S
   }
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return report;
+}
+
+CallTimes simulate_calls(const Topology& topo, const StepShape& shape, const std::vector<std::vector<Op>>& calls,
+                         Fidelity fidelity, bool with_kernels)
+{
+  const auto wall0 = std::chrono::steady_clock::now();
+  if (shape.gpus > topo.max_gpus())
+    throw std::invalid_argument("more GPUs than the topology has");
+  for (const auto& call : calls)
+    for (const auto& op : call)
+      if (std::holds_alternative<OptimizerOp>(op))
+        throw std::invalid_argument("simulate_calls: an optimizer op has no place in a collective call");
+  const auto engine = make_engine(topo, /*link_loads=*/false);
+  Ctx c;
+  init_context(c, topo, shape, fidelity);
+  CallTimes out;
+  sg4::Actor::create("controller", c.platform.gpus[0], [&] {
+    for (const auto& call : calls) {
+      const double t0 = sg4::Engine::get_clock();
+      for (const auto& op : call) {
+        if (const auto* comm = std::get_if<CommOp>(&op))
+          run_collective(c, *comm);
+        else if (const auto* k = std::get_if<KernelOp>(&op); k != nullptr && with_kernels)
+          sg4::this_actor::sleep_for(static_cast<double>(k->bytes) / topo.gpu.kernel_rate(k->kernel));
+      }
+      out.seconds.push_back(sg4::Engine::get_clock() - t0);
+    }
+  });
+  engine->run();
+  out.events = c.events;
+  out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return out;
 }
 
 } // namespace ccsim::sim

@@ -63,4 +63,15 @@ struct StepReport {
 StepReport simulate_step(const Topology& topo, const Workload& workload, const StepPlan& plan, const StepShape& shape,
                          Fidelity fidelity, bool report_links);
 
+/// Simulated seconds of each op list of `calls`, run alone one after another on the cluster of `shape` (its
+/// collectives on their groups; kernels cost their time only when `with_kernels`; optimizer ops are not allowed).
+/// What `ccsim collective` measures, as nccl-tests times one collective call.
+struct CallTimes {
+  std::vector<double> seconds;
+  std::uint64_t events = 0;
+  double wall_s = 0;
+};
+CallTimes simulate_calls(const Topology& topo, const StepShape& shape, const std::vector<std::vector<Op>>& calls,
+                         Fidelity fidelity, bool with_kernels);
+
 } // namespace ccsim::sim

@@ -21,11 +21,31 @@ std::vector<ParamSpec> OnebitPlan::param_specs() const
   return specs;
 }
 
+std::vector<sim::Op> onebit_allreduce_ops(const numerics::OnebitLayout& layout)
+{
+  const std::uint64_t fp32_bytes = layout.input_bytes();
+  std::vector<sim::Op> ops;
+  // Worker side: error feedback + scale + sign packing over the padded fp32 momentum.
+  ops.push_back(kernel("onebit_compress", fp32_bytes));
+  ops.push_back(collective("alltoall momentum signs", sim::Collective::ALL_TO_ALL, sim::GroupKind::DATA_PARALLEL,
+                           layout.alltoall_bytes()));
+  ops.push_back(collective("allgather worker scales", sim::Collective::ALL_GATHER, sim::GroupKind::DATA_PARALLEL,
+                           layout.scales_bytes()));
+  // Server side: unpack the W received chunks (N values in all), average, error feedback, re-pack its chunk.
+  ops.push_back(kernel("onebit_decompress", fp32_bytes));
+  ops.push_back(kernel("onebit_compress", fp32_bytes / layout.workers()));
+  ops.push_back(collective("allgather server signs", sim::Collective::ALL_GATHER, sim::GroupKind::DATA_PARALLEL,
+                           layout.allgather_bytes()));
+  ops.push_back(collective("allgather server scales", sim::Collective::ALL_GATHER, sim::GroupKind::DATA_PARALLEL,
+                           layout.scales_bytes()));
+  ops.push_back(kernel("onebit_decompress", fp32_bytes));
+  return ops;
+}
+
 sim::StepPlan OnebitPlan::plan(const sim::StepShape& s, const ParamValues& p) const
 {
   const double warmup = warmup_default_ >= 0 ? checked(p, "warmup_fraction", 0, 1) : 0.0;
   const numerics::OnebitLayout layout(s.params_per_rank, static_cast<std::size_t>(s.dp));
-  const std::uint64_t fp32_bytes = 4ull * layout.padded_numel();
 
   sim::StepPlan plan;
   if (warmup > 0) {
@@ -37,21 +57,7 @@ sim::StepPlan OnebitPlan::plan(const sim::StepShape& s, const ParamValues& p) co
     plan.phases.push_back(w);
   }
   if (warmup < 1) {
-    sim::PhasePlan c{"compressed", 1 - warmup, {}, std::nullopt};
-    // Worker side: error feedback + scale + sign packing over the padded fp32 momentum.
-    c.ops.push_back(kernel("onebit_compress", fp32_bytes));
-    c.ops.push_back(collective("alltoall momentum signs", sim::Collective::ALL_TO_ALL, sim::GroupKind::DATA_PARALLEL,
-                               layout.alltoall_bytes()));
-    c.ops.push_back(collective("allgather worker scales", sim::Collective::ALL_GATHER, sim::GroupKind::DATA_PARALLEL,
-                               layout.scales_bytes()));
-    // Server side: unpack the W received chunks (N values in all), average, error feedback, re-pack its chunk.
-    c.ops.push_back(kernel("onebit_decompress", fp32_bytes));
-    c.ops.push_back(kernel("onebit_compress", fp32_bytes / static_cast<std::uint64_t>(s.dp)));
-    c.ops.push_back(collective("allgather server signs", sim::Collective::ALL_GATHER, sim::GroupKind::DATA_PARALLEL,
-                               layout.allgather_bytes()));
-    c.ops.push_back(collective("allgather server scales", sim::Collective::ALL_GATHER, sim::GroupKind::DATA_PARALLEL,
-                               layout.scales_bytes()));
-    c.ops.push_back(kernel("onebit_decompress", fp32_bytes));
+    sim::PhasePlan c{"compressed", 1 - warmup, onebit_allreduce_ops(layout), std::nullopt};
     // The compressed-stage update is its own optimizer (SLAMB Table 9 times 1-bit LAMB separately from LAMB).
     c.ops.push_back(optimizer(name_, s.params_per_rank, optimizer_));
     add_tensor_parallel_traffic(c, s);

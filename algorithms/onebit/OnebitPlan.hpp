@@ -4,8 +4,14 @@
 // error feedback, allgather of server signs (1-bit Adam §6, Fig. 3; 1-bit LAMB §5).
 
 #include "algorithms/PlanAlgorithm.hpp"
+#include "numerics/OnebitLayout.hpp"
 
 namespace ccsim::algorithms {
+
+/// The compressed allreduce of `layout` on the data-parallel group (1-bit Adam §6, Fig. 3): compress, alltoall of
+/// packed signs + allgather of worker scales, server decompress/average/re-compress, allgather of server signs and
+/// scales, decompress. Sizes from numerics::OnebitLayout; `ccsim collective --op onebit_allreduce` replays it too.
+std::vector<sim::Op> onebit_allreduce_ops(const numerics::OnebitLayout& layout);
 
 class OnebitPlan : public PlanAlgorithm {
 public:

@@ -21,19 +21,11 @@ std::vector<ParamSpec> ShardedPlan::param_specs() const
           {"grad_group", 128, "values per scale for gradient quantization", {8, 1e9}, true}};
 }
 
-sim::StepPlan ShardedPlan::plan(const sim::StepShape& s, const ParamValues& p) const
+std::vector<sim::Op> sharded_gradient_ops(GradComm grads, std::size_t n, std::uint64_t g, std::size_t gg)
 {
-  const auto wg          = static_cast<std::size_t>(checked(p, "weight_group", 8, 1e9));
-  const auto gg          = static_cast<std::size_t>(checked(p, "grad_group", 8, 1e9));
-  const std::size_t n    = s.params_per_rank; // this rank's model slice (tp·pp split); sharded over dp below
   const std::uint64_t fp32 = 4ull * n;
-  const auto dp          = static_cast<std::uint64_t>(s.dp);
-  const auto g           = static_cast<std::uint64_t>(std::max(1, s.dp_per_node)); // DP peers inside a node
-  sim::PhasePlan phase{"sharded", 1.0, {}, std::nullopt};
-  auto& ops = phase.ops;
-
-  // --- gradients: reduce to this rank's shard
-  switch (grads_) {
+  std::vector<sim::Op> ops;
+  switch (grads) {
   case GradComm::FP32_REDUCE_SCATTER:
     // Megatron's distributed optimizer reduce-scatters fp32 gradients (grad_buffer.py is fp32; notes §7.3).
     ops.push_back(collective("reduce-scatter gradients (fp32)", Collective::REDUCE_SCATTER, GroupKind::DATA_PARALLEL, fp32));
@@ -43,7 +35,7 @@ sim::StepPlan ShardedPlan::plan(const sim::StepShape& s, const ParamValues& p) c
     // Stage 1: 8-bit all-to-all among the g DP peers of a node; each rank dequantizes and sums its 1/g.
     // Stage 2: that 1/g, re-quantized to 4 bits, all-to-all among same-position peers on the other nodes.
     // With one DP rank per node (TP = GPUs per node) stage 1 has no peers and the whole buffer goes to stage 2.
-    const bool hs = grads_ == GradComm::TLQ_HS;
+    const bool hs = grads == GradComm::TLQ_HS;
     ops.push_back(kernel(hs ? "hadamard32_quant_int8" : "quant_int8_g128", fp32));
     ops.push_back(collective("intra-node all-to-all gradients (8-bit)", Collective::ALL_TO_ALL, GroupKind::DP_INTRA_NODE,
                              numerics::group_quantized_bytes(n, 8, gg)));
@@ -72,11 +64,13 @@ sim::StepPlan ShardedPlan::plan(const sim::StepShape& s, const ParamValues& p) c
     break;
   }
 
-  // --- the sharded AdamW update of this rank's 1/dp
-  ops.push_back(optimizer("adam", n / dp));
+  return ops;
+}
 
-  // --- weights: every rank gathers the updated model slice
-  switch (weights_) {
+std::vector<sim::Op> sharded_weight_ops(WeightComm weights, std::size_t n, std::uint64_t dp, std::size_t wg)
+{
+  std::vector<sim::Op> ops;
+  switch (weights) {
   case WeightComm::BF16:
     ops.push_back(collective("all-gather weights (bf16)", Collective::ALL_GATHER, GroupKind::DATA_PARALLEL, 2ull * n,
                              /*synchronisation=*/false));
@@ -102,6 +96,25 @@ sim::StepPlan ShardedPlan::plan(const sim::StepShape& s, const ParamValues& p) c
     ops.push_back(kernel("dequant_int8", 2ull * n));
     break;
   }
+  return ops;
+}
+
+sim::StepPlan ShardedPlan::plan(const sim::StepShape& s, const ParamValues& p) const
+{
+  const auto wg          = static_cast<std::size_t>(checked(p, "weight_group", 8, 1e9));
+  const auto gg          = static_cast<std::size_t>(checked(p, "grad_group", 8, 1e9));
+  const std::size_t n    = s.params_per_rank; // this rank's model slice (tp·pp split); sharded over dp below
+  const auto dp          = static_cast<std::uint64_t>(s.dp);
+  const auto g           = static_cast<std::uint64_t>(std::max(1, s.dp_per_node)); // DP peers inside a node
+  sim::PhasePlan phase{"sharded", 1.0, {}, std::nullopt};
+  auto& ops = phase.ops;
+
+  // --- gradients: reduce to this rank's shard; the sharded AdamW update of its 1/dp; every rank gathers the
+  // updated model slice
+  auto append = [&](std::vector<sim::Op> more) { ops.insert(ops.end(), more.begin(), more.end()); };
+  append(sharded_gradient_ops(grads_, n, g, gg));
+  ops.push_back(optimizer("adam", n / dp));
+  append(sharded_weight_ops(weights_, n, dp, wg));
   add_tensor_parallel_traffic(phase, s);
   return {{phase}};
 }

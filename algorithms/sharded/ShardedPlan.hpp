@@ -11,6 +11,13 @@ namespace ccsim::algorithms {
 enum class WeightComm { BF16, QWD_INT4, QW_INT4, QWZ_INT8 };
 enum class GradComm { FP32_REDUCE_SCATTER, TLQ, TLQ_HS, ULQ_INT4, QGZ_INT4 };
 
+/// Reducing `n` gradient values of one model slice to this rank's shard: kernels and collectives, with
+/// `dp_per_node` data-parallel peers per node and `grad_group` values per quantization scale.
+std::vector<sim::Op> sharded_gradient_ops(GradComm grads, std::size_t n, std::uint64_t dp_per_node,
+                                          std::size_t grad_group);
+/// Gathering the updated `n` weights of one model slice from `dp` shards, `weight_group` values per scale.
+std::vector<sim::Op> sharded_weight_ops(WeightComm weights, std::size_t n, std::uint64_t dp, std::size_t weight_group);
+
 class ShardedPlan : public PlanAlgorithm {
 public:
   ShardedPlan(std::string name, WeightComm weights, GradComm grads, std::string description);

@@ -67,6 +67,8 @@ inline constexpr Range kParallelDegree{1, 1024};        // tp, pp
 inline constexpr Range kMicroBatches{1, 1048576};
 inline constexpr Range kJobs{1, 256};
 inline constexpr Range kEpochSamples{1, 1e15};
+inline constexpr Range kCollectiveBytes{1, 1099511627776.0}; // ccsim collective -b/-e: up to 1 TiB per buffer
+inline constexpr Range kStepFactor{1, 1024};                 // ccsim collective -f
 
 // --- ccsim train and bench-kernels
 inline constexpr Range kWorkers{1, 1024};             // in-process workers, each holding a model copy

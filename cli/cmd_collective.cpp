@@ -1,0 +1,176 @@
+// `ccsim collective`: one collective over a size sweep on a simulated cluster, printed with nccl-tests' own columns
+// (size count type redop root time algbw busbw #wrong, out-of-place and in-place) so a user can lay the simulated
+// table beside the one all_reduce_perf printed on the real cluster; `ccsim calibrate` reads the same text.
+#include "algorithms/CollectiveOps.hpp"
+#include "cli/Command.hpp"
+#include "cli/Options.hpp"
+#include "cli/Simulation.hpp"
+#include "sim/StepEngine.hpp"
+#include "sim/io/JsonInput.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iostream>
+
+namespace ccsim::cli {
+
+namespace {
+struct SweepRow {
+  std::uint64_t bytes = 0;
+  double seconds      = 0;
+};
+
+std::string op_names()
+{
+  std::string s;
+  for (const auto& b : algorithms::collective_benches())
+    s += (s.empty() ? "" : "|") + b.name;
+  return s;
+}
+
+/// nccl-tests' sizes: minbytes, then times the factor (or plus minbytes when the factor is 1) up to maxbytes.
+std::vector<std::uint64_t> sweep_sizes(std::uint64_t lo, std::uint64_t hi, std::uint64_t factor)
+{
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t s = lo; s <= hi; s = factor > 1 ? s * factor : s + lo)
+    sizes.push_back(s);
+  return sizes;
+}
+
+/// The simulated times of every size, run in a forked child (SimGrid's Engine is one per process).
+nlohmann::json simulate_sweep(const sim::Topology& topo, const algorithms::CollectiveBench& bench, int gpus,
+                              const std::vector<std::uint64_t>& sizes, sim::Fidelity fidelity, bool with_kernels)
+{
+  sim::StepShape shape;
+  shape.gpus          = gpus;
+  shape.dp            = gpus;
+  shape.gpus_per_node = topo.gpus_per_node;
+  shape.nodes         = (gpus + topo.gpus_per_node - 1) / topo.gpus_per_node;
+  shape.dp_per_node   = std::min(gpus, topo.gpus_per_node);
+  std::vector<std::vector<sim::Op>> calls;
+  for (const auto bytes : sizes)
+    calls.push_back(algorithms::collective_bench_ops(bench, bytes, gpus, shape.dp_per_node));
+  return finish_isolated(start_isolated_work([&] {
+    const auto t = sim::simulate_calls(topo, shape, calls, fidelity, with_kernels);
+    return nlohmann::json{{"seconds", t.seconds}, {"events", t.events}, {"wall_s", t.wall_s}};
+  }));
+}
+
+std::string bandwidth_text(double gbps)
+{
+  return fmt::format("{:.6f}", gbps);
+}
+} // namespace
+
+int cmd_collective(const std::vector<std::string>& args)
+{
+  po::options_description desc("ccsim collective options");
+  desc.add_options()("help,h", "show this help and exit")(
+      "format", po::value<std::string>()->default_value("table"), "output: table (nccl-tests' columns), json or csv")(
+      "op", po::value<std::string>()->default_value("all_reduce"), ("collective: " + op_names()).c_str())(
+      "topology", po::value<std::string>()->required(), "topology preset or JSON file")(
+      "gpus", po::value<std::string>()->required()->value_name("N"), "ranks in the collective (nccl-tests' -g x processes)")(
+      "minbytes,b", po::value<std::string>()->default_value("8"), "smallest size, bytes (K/M/G suffixes are powers of 1024)")(
+      "maxbytes,e", po::value<std::string>()->default_value("128M"), "largest size")(
+      "stepfactor,f", po::value<std::string>()->default_value("2"), "multiply the size by this each step (1: add minbytes)")(
+      "fidelity", po::value<std::string>()->default_value("fast"), "exact (every ring round) or fast (bulk flows)")(
+      "bandwidth-gbps", po::value<std::string>()->value_name("X"), "override the inter-node bandwidth per node (Gbit/s)")(
+      "latency-us", po::value<std::string>()->value_name("L"), "override the one-way NIC latency (microseconds)")(
+      "with-kernels", po::bool_switch(), "compressed collectives: count their compression kernels in the time");
+  po::variables_map vm;
+  if (!parse_options("collective", args, desc, vm))
+    return 0;
+  const std::string format = choice_flag(vm, "format", {"table", "json", "csv"});
+  const std::string op     = vm["op"].as<std::string>();
+  const auto* bench        = algorithms::find_collective_bench(op);
+  if (bench == nullptr)
+    throw io::InputError("--op", "", io::echo(op) + " is not one of: " + op_names());
+  const int gpus           = static_cast<int>(*integer_flag(vm, "gpus", io::range::kGpus));
+  const auto lo            = static_cast<std::uint64_t>(*size_flag(vm, "minbytes", io::range::kCollectiveBytes));
+  const auto hi            = static_cast<std::uint64_t>(*size_flag(vm, "maxbytes", io::range::kCollectiveBytes));
+  const auto factor        = static_cast<std::uint64_t>(*integer_flag(vm, "stepfactor", io::range::kStepFactor));
+  if (hi < lo)
+    throw io::InputError("--maxbytes", "", fmt::format("{} is below --minbytes {}", hi, lo));
+  const auto fidelity = choice_flag(vm, "fidelity", {"exact", "fast"}) == "exact" ? sim::Fidelity::EXACT
+                                                                                   : sim::Fidelity::FAST;
+  sim::Topology topo = sim::load_topology(io::resolve_preset("topologies", vm["topology"].as<std::string>(), "--topology"));
+  if (const auto bw = number_flag(vm, "bandwidth-gbps", io::range::kLinkGbps))
+    sim::override_inter_node_bandwidth(topo, *bw);
+  if (const auto lat = number_flag(vm, "latency-us", io::range::kLatencyUs))
+    sim::override_inter_node_latency(topo, *lat);
+  if (gpus < 2)
+    throw io::InputError("--gpus", "", "a collective needs at least 2 ranks");
+  if (gpus > topo.max_gpus())
+    throw io::InputError("--gpus", "", fmt::format("{} GPUs requested but topology {} has {}", gpus, topo.name,
+                                                   topo.max_gpus()));
+
+  const auto sizes  = sweep_sizes(lo, hi, factor);
+  const auto result = simulate_sweep(topo, *bench, gpus, sizes, fidelity, vm["with-kernels"].as<bool>());
+  const auto& secs  = result["seconds"];
+  const double bus  = algorithms::bus_bandwidth_factor(*bench, gpus);
+
+  nlohmann::json rows = nlohmann::json::array();
+  double busbw_sum    = 0;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const double t     = secs[i].get<double>();
+    const double algbw = t > 0 ? static_cast<double>(sizes[i]) / 1e9 / t : 0; // GB/s = 1e9 bytes/s (nccl-tests)
+    busbw_sum += algbw * bus;
+    rows.push_back({{"size", sizes[i]},
+                    {"count", sizes[i] / 4},
+                    {"type", "float"},
+                    {"redop", bench->nccl_redop},
+                    {"root", -1},
+                    {"time_us", t * 1e6},
+                    {"algbw_gbps", algbw},
+                    {"busbw_gbps", algbw * bus}});
+  }
+  const double avg_busbw = busbw_sum / static_cast<double>(sizes.size());
+
+  if (format == "json") {
+    nlohmann::json doc = {{"op", bench->name},
+                          {"topology", topo.name},
+                          {"gpus", gpus},
+                          {"gpus_per_node", topo.gpus_per_node},
+                          {"fidelity", fidelity == sim::Fidelity::EXACT ? "exact" : "fast"},
+                          {"bus_bandwidth_factor", bus},
+                          {"rows", rows},
+                          {"avg_busbw_gbps", avg_busbw},
+                          {"sim", {{"wall_s", result["wall_s"]}, {"events", result["events"]}}}};
+    std::cout << io::dump_json(doc, 2) << "\n";
+    return 0;
+  }
+  if (format == "csv") {
+    std::cout << "size,count,type,redop,root,time_us,algbw_gbps,busbw_gbps\n";
+    for (const auto& r : rows)
+      std::cout << fmt::format("{},{},{},{},{},{},{},{}\n", r["size"].get<std::uint64_t>(), r["count"].get<std::uint64_t>(),
+                               "float", bench->nccl_redop, -1, r["time_us"].get<double>(), r["algbw_gbps"].get<double>(),
+                               r["busbw_gbps"].get<double>());
+    return 0;
+  }
+  // nccl-tests' layout (src/common.cu): '#' header lines, out-of-place then in-place columns (identical in a
+  // simulation), "N/A" in #wrong as nccl-tests prints without data checks; wider number columns keep the precision.
+  std::cout << fmt::format("# ccsim collective: {} on {} ({} ranks, {} per node), {} fidelity; simulated, so in-place "
+                           "= out-of-place\n#\n",
+                           bench->name, topo.name, gpus, topo.gpus_per_node,
+                           fidelity == sim::Fidelity::EXACT ? "exact" : "fast");
+  std::cout << fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>38}  {:>38}\n", "", "", "", "", "", "out-of-place",
+                           "in-place");
+  std::cout << fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>13}  {:>10}  {:>10}  {:>6}  {:>13}  {:>10}  {:>10}  {:>6}\n",
+                           "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
+                           "busbw", "#wrong");
+  std::cout << fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>13}  {:>10}  {:>10}  {:>6}  {:>13}  {:>10}  {:>10}  {:>6}\n",
+                           "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+  for (const auto& r : rows) {
+    const std::string body = fmt::format("  {:>13.3f}  {:>10}  {:>10}  {:>6}", r["time_us"].get<double>(),
+                                         bandwidth_text(r["algbw_gbps"].get<double>()),
+                                         bandwidth_text(r["busbw_gbps"].get<double>()), "N/A");
+    std::cout << fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}", r["size"].get<std::uint64_t>(),
+                             r["count"].get<std::uint64_t>(), "float", bench->nccl_redop, -1)
+              << body << body << "\n";
+  }
+  std::cout << fmt::format("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {:.6f} \n#\n", avg_busbw);
+  return 0;
+}
+
+} // namespace ccsim::cli
