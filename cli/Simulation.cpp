@@ -2,6 +2,8 @@
 // ask the algorithm for its plan, run the step engine, and shape the result as DESIGN.md's JSON.
 #include "cli/Simulation.hpp"
 
+#include "cli/StepTraceJson.hpp"
+
 #include "algorithms/PlanAlgorithm.hpp"
 #include "sim/StepEngine.hpp"
 #include "sim/io/JsonInput.hpp"
@@ -168,7 +170,11 @@ nlohmann::json run_simulation(const SimulateRequest& req)
   } catch (const std::invalid_argument& e) {
     throw io::InputError("--algorithm", "", fmt::format("{}: {}", req.algorithm, e.what()));
   }
-  const auto report = sim::simulate_step(topo, work, plan, s, fidelity, req.links);
+  sim::StepOptions options;
+  options.busiest_links   = req.links;
+  options.links_over_time = req.links || req.trace; // the trace's NIC counter tracks come from the same samples
+  options.trace_spans     = req.trace;
+  const auto report = sim::simulate_step(topo, work, plan, s, fidelity, options);
 
   // --- the simulate JSON of DESIGN.md: whole-run averages weight each phase by its share of steps
   double total_fraction = 0, step = 0;
@@ -227,8 +233,11 @@ nlohmann::json run_simulation(const SimulateRequest& req)
     nlohmann::json links = nlohmann::json::array();
     for (const auto& l : report.links)
       links.push_back({{"link", l.name}, {"bytes", l.bytes}, {"utilisation", l.utilisation}});
-    doc["links"] = links;
+    doc["links"]           = links;
+    doc["links_over_time"] = links_over_time(report.trace);
   }
+  if (req.trace)
+    doc["trace"] = trace_events(report.trace);
   return doc;
 }
 

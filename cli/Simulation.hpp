@@ -27,7 +27,8 @@ struct SimulateRequest {
   std::optional<std::string> network_model; // "rdma" | "tcp": overrides the topology's choice
   std::map<std::string, std::string> params; // --param key=value (algorithm and workload overrides)
   std::string fidelity = "fast";             // "exact" | "fast"
-  bool links = false;                        // add the busiest-links report
+  bool links = false;                        // add the busiest-links report and the per-link load over time
+  bool trace = false;                        // add "trace": Chrome trace events of one step per phase
 };
 
 /// Runs one simulation in this process and returns the `simulate --format json` document.

@@ -1,6 +1,8 @@
 // `ccsim simulate`: predict step time, throughput and breakdown of one configuration.
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
+#include "cli/OutputFile.hpp"
+#include "cli/Spawn.hpp"
 #include "cli/ShapeFlags.hpp"
 #include "cli/Simulation.hpp"
 #include "cli/Table.hpp"
@@ -8,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 
 namespace ccsim::cli {
@@ -68,7 +71,9 @@ int cmd_simulate(const std::vector<std::string>& args)
     ("network-model", po::value<std::string>(), "rdma (alpha-beta) or tcp (LV08, TCP window); default: the topology's")
     ("param", po::value<std::vector<std::string>>()->composing(), "algorithm or workload parameter key=value (repeatable)")
     ("fidelity", po::value<std::string>()->default_value("fast"), "exact (every ring round) or fast (bulk flows)")
-    ("links", po::bool_switch(), "report the busiest links");
+    ("links", po::bool_switch(), "report the busiest links, and (JSON) every link's load per op over time")
+    ("trace", po::value<std::string>()->value_name("FILE.json"), "write a Chrome trace (Perfetto, chrome://tracing) of one step per phase")
+    ("plot", po::value<std::string>()->value_name("DIR"), "with --links: draw the links x time heat map into DIR (PNG + SVG)");
   po::variables_map vm;
   if (!parse_options("simulate", args, desc, vm))
     return 0;
@@ -86,8 +91,22 @@ int cmd_simulate(const std::vector<std::string>& args)
     req.params = parse_key_values(vm["param"].as<std::vector<std::string>>(), "--param");
   req.fidelity = choice_flag(vm, "fidelity", {"exact", "fast"});
   req.links    = vm["links"].as<bool>();
+  req.trace    = vm.count("trace") != 0;
+  if (vm.count("plot") != 0 && !req.links)
+    throw io::InputError("--plot", "", "draws the link heat map: give --links too");
 
-  const auto doc = run_simulation_isolated(req);
+  auto doc = run_simulation_isolated(req);
+  if (req.trace) {
+    write_output_file(vm["trace"].as<std::string>(), io::dump_json(doc["trace"]) + "\n", "--trace");
+    doc.erase("trace");
+  }
+  if (vm.count("plot") != 0) {
+    const std::filesystem::path dir = vm["plot"].as<std::string>();
+    make_output_folder(dir, "--plot");
+    write_output_file(dir / "simulate.json", io::dump_json(doc, 2) + "\n", "--plot");
+    if (!run_plot_script("link_heatmap.py", (dir / "simulate.json").string()))
+      std::cerr << "ccsim simulate: warning: the link heat map was not drawn (needs python3-matplotlib)\n";
+  }
   if (format == Format::JSON)
     std::cout << io::dump_json(doc, 2) << "\n";
   else

@@ -4,7 +4,6 @@
 #include "sim/Platform.hpp"
 #include "sim/RankLayout.hpp"
 
-#include <simgrid/plugins/load.h>
 #include <simgrid/s4u.hpp>
 #include <xbt/log.h>
 
@@ -66,7 +65,86 @@ struct Ctx {
   double inter_bytes = 0;
   double intra_bytes = 0;
   std::vector<PhaseReport> reports;
+  // Recording (simulate --trace / --links): spans when record_spans, link intervals when `tracked` is not empty.
+  StepTrace* trace  = nullptr;
+  bool record_spans = false;
+  int phase_index   = 0;
+  std::vector<sg4::Link*> tracked;
+  std::vector<double> link_bytes; // bytes each tracked link carried so far (counted per flow along its route)
+  std::vector<double> last_load;  // link_bytes at the last sample
+  double last_sample_s = 0;
+  std::map<std::pair<int, int>, std::vector<std::size_t>> routes; // (src node, dst node) -> tracked links crossed
 };
+
+/// Adds a flow's bytes to every tracked link on its route. Counted here rather than read from SimGrid's link-load
+/// plugin, whose cumulated load also integrates the latency phase of each flow (a few kB per message, and more under
+/// sharing), so the per-op bytes would not add up to the bytes the collective sent.
+void count_link_bytes(Ctx& c, int src, int dst, std::uint64_t bytes)
+{
+  const auto key = std::make_pair(c.platform.node_of(src), c.platform.node_of(dst));
+  auto it        = c.routes.find(key);
+  if (it == c.routes.end()) {
+    std::vector<sg4::Link*> route;
+    double latency = 0;
+    c.platform.gpus[src]->route_to(c.platform.gpus[dst], route, &latency);
+    std::vector<std::size_t> crossed;
+    for (auto* link : route)
+      for (std::size_t i = 0; i < c.tracked.size(); ++i)
+        if (c.tracked[i] == link)
+          crossed.push_back(i);
+    it = c.routes.emplace(key, std::move(crossed)).first;
+  }
+  for (const std::size_t i : it->second)
+    c.link_bytes[i] += static_cast<double>(bytes);
+}
+
+/// The track that stands for `rank`, or -1 when it has none (past kMaxRankTracks ranks, a node's first GPU only).
+int track_of(const Ctx& c, int rank)
+{
+  if (!c.trace->per_node)
+    return rank;
+  return rank % c.topo->gpus_per_node == 0 ? rank / c.topo->gpus_per_node : -1;
+}
+
+void span_rank(Ctx& c, int rank, std::string name, const char* category, double t0, double t1, int lane = 0)
+{
+  if (!c.record_spans)
+    return;
+  if (const int track = track_of(c, rank); track >= 0)
+    c.trace->spans.push_back({c.phase_index, track, lane, std::move(name), category, t0, t1});
+}
+
+/// A span on every track: the data-parallel engine runs every rank in lockstep.
+void span_all(Ctx& c, const std::string& name, const char* category, double t0, double t1)
+{
+  if (!c.record_spans)
+    return;
+  for (int track = 0; track < c.trace->tracks; ++track)
+    c.trace->spans.push_back({c.phase_index, track, 0, name, category, t0, t1});
+}
+
+/// Closes a link interval at the current clock: the bytes each tracked link carried since the last sample.
+void sample_links(Ctx& c, const std::string& op)
+{
+  if (c.tracked.empty())
+    return;
+  const double now = sg4::Engine::get_clock();
+  LinkInterval interval{c.phase_index, op, c.last_sample_s, now, {}};
+  for (std::size_t i = 0; i < c.tracked.size(); ++i) {
+    interval.bytes.push_back(c.link_bytes[i] - c.last_load[i]);
+    c.last_load[i] = c.link_bytes[i];
+  }
+  c.last_sample_s = now;
+  if (interval.end_s > interval.start_s)
+    c.trace->link_intervals.push_back(std::move(interval));
+}
+
+/// Records one op that ran from t0 to now on every rank.
+void record_op(Ctx& c, const std::string& name, const char* category, double t0)
+{
+  span_all(c, name, category, t0, sg4::Engine::get_clock());
+  sample_links(c, name);
+}
 
 double hop_latency(const Ctx& c, const Flow& f)
 {
@@ -79,6 +157,8 @@ sg4::CommPtr start_flow(Ctx& c, int src, int dst, std::uint64_t bytes)
   const bool inter = c.platform.node_of(src) != c.platform.node_of(dst);
   (inter ? c.inter_bytes : c.intra_bytes) += static_cast<double>(bytes);
   ++c.events;
+  if (inter && !c.tracked.empty())
+    count_link_bytes(c, src, dst, bytes);
   return sg4::Comm::sendto_async(c.platform.gpus[src], c.platform.gpus[dst], bytes);
 }
 
@@ -107,10 +187,12 @@ double run_ops(Ctx& c, const std::vector<Op>& ops, PhaseReport& r, bool overlapp
 {
   const double t0 = sg4::Engine::get_clock();
   for (const auto& op : ops) {
+    const double op_start = sg4::Engine::get_clock();
     if (const auto* comm = std::get_if<CommOp>(&op)) {
       if (comm->overlap_backward != overlapped)
         continue;
       const double t = run_collective(c, *comm);
+      record_op(c, comm->label, overlapped ? "collective (under backward)" : "collective", op_start);
       r.comm_s += t;
       if (comm->synchronisation)
         r.allreduce_s += t;
@@ -122,21 +204,39 @@ double run_ops(Ctx& c, const std::vector<Op>& ops, PhaseReport& r, bool overlapp
       const double t = static_cast<double>(k->bytes) / c.topo->gpu.kernel_rate(k->kernel);
       sg4::this_actor::sleep_for(t);
       r.compression_s += t;
+      record_op(c, k->kernel, "kernel", op_start);
     } else if (const auto* o = std::get_if<OptimizerOp>(&op)) {
       const double t = optimizer_seconds(*c.topo, *c.workload, *o);
       sg4::this_actor::sleep_for(t);
       r.optimizer_s += t;
+      record_op(c, "optimizer " + o->optimizer, "optimizer", op_start);
     }
   }
   return sg4::Engine::get_clock() - t0;
 }
 
 /// Data-parallel step: all micro-batches, the last backward possibly overlapped with flagged collectives.
+/// Compute spans of a data-parallel step starting at t0: forward and backward of each micro-batch (the first 16
+/// one by one, the rest as one span, so a 1,000-step accumulation stays a small trace).
+void record_micro_batches(Ctx& c, double t0, int accum, double f, double b)
+{
+  constexpr int SPANNED = 16;
+  for (int i = 0; i < std::min(accum, SPANNED); ++i) {
+    const double start = t0 + i * (f + b);
+    span_all(c, fmt::format("forward {}", i + 1), "compute", start, start + f);
+    span_all(c, fmt::format("backward {}", i + 1), "compute", start + f, start + f + b);
+  }
+  if (accum > SPANNED)
+    span_all(c, fmt::format("forward+backward {}-{}", SPANNED + 1, accum), "compute", t0 + SPANNED * (f + b),
+             t0 + accum * (f + b));
+}
+
 void run_data_parallel_compute(Ctx& c, const PhasePlan& phase, PhaseReport& r)
 {
   const int accum = std::max(1, c.shape.grad_accumulation);
   const double f = c.compute.forward_s, b = c.compute.backward_s;
   r.compute_s    = accum * (f + b);
+  record_micro_batches(c, sg4::Engine::get_clock(), accum, f, b);
   sg4::this_actor::sleep_for((accum - 1) * (f + b) + f);
   const bool any_overlap = std::any_of(phase.ops.begin(), phase.ops.end(), [](const Op& op) {
     const auto* comm = std::get_if<CommOp>(&op);
@@ -144,6 +244,7 @@ void run_data_parallel_compute(Ctx& c, const PhasePlan& phase, PhaseReport& r)
   });
   if (!any_overlap) {
     sg4::this_actor::sleep_for(b);
+    sample_links(c, "compute");
     return;
   }
   // The backward pass runs as a timer on the GPU while the flagged collectives go out (bucketed overlap).
@@ -151,6 +252,7 @@ void run_data_parallel_compute(Ctx& c, const PhasePlan& phase, PhaseReport& r)
   backward->start();
   const double comm = run_ops(c, phase.ops, r, /*overlapped=*/true);
   backward->wait();
+  sample_links(c, "compute");
   r.exposed_comm_s += std::max(0.0, comm - b);
 }
 
@@ -172,7 +274,7 @@ sg4::Mailbox* mailbox(int chain, int stage, char dir)
 
 /// Sends of one stage in one direction go out one after another, as NCCL p2p calls queued on one stream do,
 /// while the stage keeps computing: a companion actor takes send requests from a local queue.
-void sender_actor(sg4::Mailbox* queue, sg4::Mailbox* peer, std::uint64_t bytes, int count,
+void sender_actor(Ctx* c, int rank, char dir, sg4::Mailbox* queue, sg4::Mailbox* peer, std::uint64_t bytes, int count,
                   std::vector<double>* durations)
 {
   static int token = 0;
@@ -182,6 +284,8 @@ void sender_actor(sg4::Mailbox* queue, sg4::Mailbox* peer, std::uint64_t bytes, 
     peer->put(&token, bytes);
     if (durations != nullptr)
       durations->push_back(sg4::Engine::get_clock() - t0);
+    span_rank(*c, rank, fmt::format("send {} {}", dir == 'f' ? "activations" : "gradients", i + 1), "pipeline send", t0,
+              sg4::Engine::get_clock(), /*lane=*/1);
   }
 }
 
@@ -212,10 +316,12 @@ void stage_actor(StageJob job)
       const bool measured       = job.chain == 0 && job.stage == (fwd ? 0 : 1);
       (inter ? c.inter_bytes : c.intra_bytes) += static_cast<double>(bytes) * m;
       c.events += static_cast<std::uint64_t>(m);
+      if (inter && !c.tracked.empty())
+        count_link_bytes(c, job.ranks[job.stage], job.ranks[peer], bytes * static_cast<std::uint64_t>(m));
       queue  = sg4::Mailbox::by_name(fmt::format("q{}s{}{}", job.chain, job.stage, dir));
       queue->set_receiver(nullptr);
       sender = sg4::Actor::create(fmt::format("send{}-{}{}", job.chain, job.stage, dir), sg4::this_actor::get_host(),
-                                  sender_actor, queue, mailbox(job.chain, peer, dir), bytes, m,
+                                  sender_actor, &c, job.ranks[job.stage], dir, queue, mailbox(job.chain, peer, dir), bytes, m,
                                   measured ? (fwd ? job.fw_comm : job.bw_comm) : nullptr);
     }
     for (int i = 0; i < m; ++i) {
@@ -223,7 +329,10 @@ void stage_actor(StageJob job)
         recvs[i]->wait();
       const double work = (fwd ? c.compute.forward_s : c.compute.backward_s) + (receives ? job.kernel_s : 0) +
                           (sends_on ? job.kernel_s : 0);
+      const double start = sg4::Engine::get_clock();
       sg4::this_actor::sleep_for(work);
+      span_rank(c, job.ranks[job.stage], fmt::format("{} {}", fwd ? "forward" : "backward", i + 1), "compute", start,
+                sg4::Engine::get_clock());
       if (sends_on)
         queue->put_init(&token, 0)->detach();
     }
@@ -269,9 +378,14 @@ void controller(Ctx* c)
     r.name            = phase.name;
     r.fraction        = phase.fraction;
     const double t0   = sg4::Engine::get_clock();
+    c->phase_index    = static_cast<int>(c->trace->phases.size());
+    c->trace->phases.push_back(phase.name);
+    c->trace->phase_start_s.push_back(t0);
+    sample_links(*c, "(between phases)"); // starts this phase's first interval at t0
     const double in0 = c->inter_bytes, intra0 = c->intra_bytes;
     if (phase.pipeline) {
       run_pipeline(*c, phase, r);
+      sample_links(*c, "pipeline");
       const double pipe_time = sg4::Engine::get_clock() - t0;
       r.exposed_comm_s = std::max(0.0, pipe_time - r.compute_s - r.compression_s);
     } else {
@@ -290,8 +404,8 @@ void controller(Ctx* c)
 
 namespace {
 /// SimGrid's Engine for one simulation of `topo`: quiet logging, the topology's network model (set before the first
-/// zone exists), optionally the link-load plugin.
-std::unique_ptr<sg4::Engine> make_engine(const Topology& topo, bool link_loads)
+/// zone exists).
+std::unique_ptr<sg4::Engine> make_engine(const Topology& topo)
 {
   xbt_log_control_set("root.thres:critical");
   int argc      = 1;
@@ -299,8 +413,6 @@ std::unique_ptr<sg4::Engine> make_engine(const Topology& topo, bool link_loads)
   char* argv[]  = {name, nullptr};
   auto engine   = std::make_unique<sg4::Engine>(&argc, argv);
   configure_network_model(topo);
-  if (link_loads)
-    sg_link_load_plugin_init();
   return engine;
 }
 
@@ -319,53 +431,69 @@ void init_context(Ctx& c, const Topology& topo, const StepShape& shape, Fidelity
 StepReport simulate_step(const Topology& topo, const Workload& workload, const StepPlan& plan, const StepShape& shape,
                          Fidelity fidelity, bool report_links)
 {
+  StepOptions options;
+  options.busiest_links = report_links;
+  return simulate_step(topo, workload, plan, shape, fidelity, options);
+}
+
+StepReport simulate_step(const Topology& topo, const Workload& workload, const StepPlan& plan, const StepShape& shape,
+                         Fidelity fidelity, const StepOptions& options)
+{
   const auto wall0 = std::chrono::steady_clock::now();
+  const bool report_links = options.busiest_links || options.links_over_time;
   if (shape.gpus > topo.max_gpus())
     throw std::invalid_argument("more GPUs than the topology has");
   for (const auto& phase : plan.phases)
     if (phase.pipeline && shape.pp < 2)
       throw std::invalid_argument("phase '" + phase.name + "' is pipelined but pp < 2");
 
-  const auto engine = make_engine(topo, report_links);
+  const auto engine = make_engine(topo);
   Ctx c;
   init_context(c, topo, shape, fidelity);
   c.workload = &workload;
   c.plan     = &plan;
   c.compute  = compute_times(topo, workload, shape);
+  StepReport report;
+  c.trace              = &report.trace;
+  c.record_spans       = options.trace_spans;
+  report.trace.per_node = shape.gpus > StepTrace::kMaxRankTracks;
+  report.trace.tracks   = report.trace.per_node ? (shape.gpus + topo.gpus_per_node - 1) / topo.gpus_per_node : shape.gpus;
 
-  std::vector<sg4::Link*> tracked;
   if (report_links) {
-    for (auto* l : c.platform.node_links)
-      tracked.push_back(l);
-    for (auto* l : c.platform.fabric_links)
-      tracked.push_back(l);
-    std::vector<sg4::Link*> halves;
-    for (auto* l : tracked)
+    // Every NIC and fabric link, each direction of its split-duplex pair ("nic3_UP", "nic3_DOWN").
+    std::vector<sg4::Link*> links = c.platform.node_links;
+    links.insert(links.end(), c.platform.fabric_links.begin(), c.platform.fabric_links.end());
+    for (auto* l : links)
       for (const char* dir : {"_UP", "_DOWN"})
         if (auto* h = sg4::Link::by_name_or_null(l->get_name() + dir))
-          halves.push_back(h);
-    tracked = halves;
-    for (auto* l : tracked)
-      sg_link_load_track(l);
+          c.tracked.push_back(h);
+    c.link_bytes.assign(c.tracked.size(), 0.0);
+    c.last_load.assign(c.tracked.size(), 0.0);
   }
+  if (options.links_over_time)
+    for (auto* l : c.tracked) {
+      report.trace.links.push_back(l->get_name());
+      report.trace.link_bytes_per_s.push_back(l->get_bandwidth());
+    }
 
   sg4::Actor::create("controller", c.platform.gpus[0], controller, &c);
   engine->run();
 
-  StepReport report;
   report.phases  = c.reports;
   report.compute = c.compute;
   report.events  = c.events;
-  if (report_links) {
+  if (options.busiest_links) {
     const double now = sg4::Engine::get_clock();
-    for (auto* l : tracked) {
-      const double bytes = sg_link_get_cum_load(l);
-      report.links.push_back({l->get_name(), bytes, now > 0 ? bytes / (l->get_bandwidth() * now) : 0});
+    for (std::size_t i = 0; i < c.tracked.size(); ++i) {
+      const double bytes = c.link_bytes[i];
+      report.links.push_back({c.tracked[i]->get_name(), bytes, now > 0 ? bytes / (c.tracked[i]->get_bandwidth() * now) : 0});
     }
     std::sort(report.links.begin(), report.links.end(), [](const auto& a, const auto& b) { return a.bytes > b.bytes; });
     if (report.links.size() > 10)
       report.links.resize(10);
   }
+  if (!options.links_over_time)
+    report.trace.link_intervals.clear();
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return report;
 }
@@ -380,7 +508,7 @@ CallTimes simulate_calls(const Topology& topo, const StepShape& shape, const std
     for (const auto& op : call)
       if (std::holds_alternative<OptimizerOp>(op))
         throw std::invalid_argument("simulate_calls: an optimizer op has no place in a collective call");
-  const auto engine = make_engine(topo, /*link_loads=*/false);
+  const auto engine = make_engine(topo);
   Ctx c;
   init_context(c, topo, shape, fidelity);
   CallTimes out;

@@ -6,6 +6,7 @@
 
 #include "sim/Collectives.hpp"
 #include "sim/CommPlan.hpp"
+#include "sim/StepTrace.hpp"
 #include "sim/Topology.hpp"
 #include "sim/Workload.hpp"
 
@@ -58,8 +59,19 @@ struct StepReport {
   std::uint64_t events = 0; // messages simulated
   double wall_s = 0;
   std::vector<LinkReport> links; // busiest first, when asked for
+  StepTrace trace;               // spans and/or link intervals, when asked for
 };
 
+/// What a simulation records beyond its totals.
+struct StepOptions {
+  bool busiest_links = false;  // StepReport::links: the 10 busiest links over the whole run
+  bool trace_spans = false;    // StepReport::trace.spans
+  bool links_over_time = false; // StepReport::trace.link_intervals: every NIC and fabric link, per op
+};
+
+StepReport simulate_step(const Topology& topo, const Workload& workload, const StepPlan& plan, const StepShape& shape,
+                         Fidelity fidelity, const StepOptions& options);
+/// The same with only the busiest-links report optional.
 StepReport simulate_step(const Topology& topo, const Workload& workload, const StepPlan& plan, const StepShape& shape,
                          Fidelity fidelity, bool report_links);
 
