@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fmt/format.h>
+
 #include <iostream>
 
 namespace ccsim::cli {
@@ -47,6 +49,23 @@ std::optional<double> number_flag(const po::variables_map& vm, const std::string
   if (vm.count(name) == 0)
     return std::nullopt;
   return io::parse_number(vm[name].as<std::string>(), range, "--" + name);
+}
+
+std::vector<std::int64_t> integer_list_flag(const po::variables_map& vm, const std::string& name, const io::Range& range,
+                                            std::size_t max_items)
+{
+  const std::string text = vm[name].as<std::string>();
+  std::vector<std::int64_t> out;
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = text.find(',', start);
+    if (out.size() == max_items)
+      throw io::InputError("--" + name, "", fmt::format("lists more than {} values", max_items));
+    out.push_back(io::parse_integer(text.substr(start, comma - start), range, "--" + name));
+    if (comma == std::string::npos)
+      return out;
+    start = comma + 1;
+  }
 }
 
 std::optional<std::int64_t> size_flag(const po::variables_map& vm, const std::string& name, const io::Range& range)

@@ -35,6 +35,9 @@ bool parse_options(const std::string& command, const std::vector<std::string>& a
 /// flag is always present).
 std::optional<std::int64_t> integer_flag(const po::variables_map& vm, const std::string& name, const io::Range& range);
 std::optional<double> number_flag(const po::variables_map& vm, const std::string& name, const io::Range& range);
+/// A comma-separated list of whole numbers ("8,64,256"), each in `range`, at most `max_items` of them.
+std::vector<std::int64_t> integer_list_flag(const po::variables_map& vm, const std::string& name, const io::Range& range,
+                                            std::size_t max_items);
 /// A byte count as nccl-tests writes it: a whole number with an optional K, M or G suffix (powers of 1024, as
 /// nccl-tests' parsesize), e.g. "8", "100M", "1G"; checked against `range` after scaling.
 std::optional<std::int64_t> size_flag(const po::variables_map& vm, const std::string& name, const io::Range& range);

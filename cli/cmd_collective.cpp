@@ -70,7 +70,8 @@ int cmd_collective(const std::vector<std::string>& args)
       "format", po::value<std::string>()->default_value("table"), "output: table (nccl-tests' columns), json or csv")(
       "op", po::value<std::string>()->default_value("all_reduce"), ("collective: " + op_names()).c_str())(
       "topology", po::value<std::string>()->required(), "topology preset or JSON file")(
-      "gpus", po::value<std::string>()->required()->value_name("N"), "ranks in the collective (nccl-tests' -g x processes)")(
+      "gpus", po::value<std::string>()->required()->value_name("N[,N...]"),
+      "ranks in the collective (nccl-tests' -g x processes); a comma-separated list sweeps them too")(
       "minbytes,b", po::value<std::string>()->default_value("8"), "smallest size, bytes (K/M/G suffixes are powers of 1024)")(
       "maxbytes,e", po::value<std::string>()->default_value("128M"), "largest size")(
       "stepfactor,f", po::value<std::string>()->default_value("2"), "multiply the size by this each step (1: add minbytes)")(
@@ -86,10 +87,9 @@ int cmd_collective(const std::vector<std::string>& args)
   const auto* bench        = algorithms::find_collective_bench(op);
   if (bench == nullptr)
     throw io::InputError("--op", "", io::echo(op) + " is not one of: " + op_names());
-  const int gpus           = static_cast<int>(*integer_flag(vm, "gpus", io::range::kGpus));
-  const auto lo            = static_cast<std::uint64_t>(*size_flag(vm, "minbytes", io::range::kCollectiveBytes));
-  const auto hi            = static_cast<std::uint64_t>(*size_flag(vm, "maxbytes", io::range::kCollectiveBytes));
-  const auto factor        = static_cast<std::uint64_t>(*integer_flag(vm, "stepfactor", io::range::kStepFactor));
+  const auto lo     = static_cast<std::uint64_t>(*size_flag(vm, "minbytes", io::range::kCollectiveBytes));
+  const auto hi     = static_cast<std::uint64_t>(*size_flag(vm, "maxbytes", io::range::kCollectiveBytes));
+  const auto factor = static_cast<std::uint64_t>(*integer_flag(vm, "stepfactor", io::range::kStepFactor));
   if (hi < lo)
     throw io::InputError("--maxbytes", "", fmt::format("{} is below --minbytes {}", hi, lo));
   const auto fidelity = choice_flag(vm, "fidelity", {"exact", "fast"}) == "exact" ? sim::Fidelity::EXACT
@@ -99,77 +99,91 @@ int cmd_collective(const std::vector<std::string>& args)
     sim::override_inter_node_bandwidth(topo, *bw);
   if (const auto lat = number_flag(vm, "latency-us", io::range::kLatencyUs))
     sim::override_inter_node_latency(topo, *lat);
-  if (gpus < 2)
-    throw io::InputError("--gpus", "", "a collective needs at least 2 ranks");
-  if (gpus > topo.max_gpus())
-    throw io::InputError("--gpus", "", fmt::format("{} GPUs requested but topology {} has {}", gpus, topo.name,
-                                                   topo.max_gpus()));
+  const auto rank_counts = integer_list_flag(vm, "gpus", io::Range{2, io::range::kGpus.hi}, 64);
+  for (const auto n : rank_counts)
+    if (n > topo.max_gpus())
+      throw io::InputError("--gpus", "", fmt::format("{} GPUs requested but topology {} has {}", n, topo.name,
+                                                     topo.max_gpus()));
 
   const auto sizes  = sweep_sizes(lo, hi, factor);
-  const auto result = simulate_sweep(topo, *bench, gpus, sizes, fidelity, vm["with-kernels"].as<bool>());
-  const auto& secs  = result["seconds"];
-  const double bus  = algorithms::bus_bandwidth_factor(*bench, gpus);
-
   nlohmann::json rows = nlohmann::json::array();
-  double busbw_sum    = 0;
-  for (std::size_t i = 0; i < sizes.size(); ++i) {
-    const double t     = secs[i].get<double>();
-    const double algbw = t > 0 ? static_cast<double>(sizes[i]) / 1e9 / t : 0; // GB/s = 1e9 bytes/s (nccl-tests)
-    busbw_sum += algbw * bus;
-    rows.push_back({{"size", sizes[i]},
-                    {"count", sizes[i] / 4},
-                    {"type", "float"},
-                    {"redop", bench->nccl_redop},
-                    {"root", -1},
-                    {"time_us", t * 1e6},
-                    {"algbw_gbps", algbw},
-                    {"busbw_gbps", algbw * bus}});
+  double busbw_sum    = 0, wall_s = 0;
+  std::uint64_t events = 0;
+  for (const auto n64 : rank_counts) {
+    const int gpus    = static_cast<int>(n64);
+    const auto result = simulate_sweep(topo, *bench, gpus, sizes, fidelity, vm["with-kernels"].as<bool>());
+    const double bus  = algorithms::bus_bandwidth_factor(*bench, gpus);
+    wall_s += result["wall_s"].get<double>();
+    events += result["events"].get<std::uint64_t>();
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const double t     = result["seconds"][i].get<double>();
+      const double algbw = t > 0 ? static_cast<double>(sizes[i]) / 1e9 / t : 0; // GB/s = 1e9 bytes/s (nccl-tests)
+      busbw_sum += algbw * bus;
+      rows.push_back({{"ranks", gpus},
+                      {"size", sizes[i]},
+                      {"count", sizes[i] / 4},
+                      {"type", "float"},
+                      {"redop", bench->nccl_redop},
+                      {"root", -1},
+                      {"time_us", t * 1e6},
+                      {"algbw_gbps", algbw},
+                      {"busbw_gbps", algbw * bus}});
+    }
   }
-  const double avg_busbw = busbw_sum / static_cast<double>(sizes.size());
+  const double avg_busbw = busbw_sum / static_cast<double>(rows.size());
+  const char* fidelity_name = fidelity == sim::Fidelity::EXACT ? "exact" : "fast";
 
   if (format == "json") {
     nlohmann::json doc = {{"op", bench->name},
                           {"topology", topo.name},
-                          {"gpus", gpus},
+                          {"gpus", rank_counts},
                           {"gpus_per_node", topo.gpus_per_node},
-                          {"fidelity", fidelity == sim::Fidelity::EXACT ? "exact" : "fast"},
-                          {"bus_bandwidth_factor", bus},
+                          {"fidelity", fidelity_name},
                           {"rows", rows},
                           {"avg_busbw_gbps", avg_busbw},
-                          {"sim", {{"wall_s", result["wall_s"]}, {"events", result["events"]}}}};
+                          {"sim", {{"wall_s", wall_s}, {"events", events}}}};
     std::cout << io::dump_json(doc, 2) << "\n";
     return 0;
   }
   if (format == "csv") {
-    std::cout << "size,count,type,redop,root,time_us,algbw_gbps,busbw_gbps\n";
+    std::cout << "ranks,size,count,type,redop,root,time_us,algbw_gbps,busbw_gbps\n";
     for (const auto& r : rows)
-      std::cout << fmt::format("{},{},{},{},{},{},{},{}\n", r["size"].get<std::uint64_t>(), r["count"].get<std::uint64_t>(),
-                               "float", bench->nccl_redop, -1, r["time_us"].get<double>(), r["algbw_gbps"].get<double>(),
-                               r["busbw_gbps"].get<double>());
+      std::cout << fmt::format("{},{},{},{},{},{},{},{},{}\n", r["ranks"].get<int>(), r["size"].get<std::uint64_t>(),
+                               r["count"].get<std::uint64_t>(), "float", bench->nccl_redop, -1,
+                               r["time_us"].get<double>(), r["algbw_gbps"].get<double>(), r["busbw_gbps"].get<double>());
     return 0;
   }
   // nccl-tests' layout (src/common.cu): '#' header lines, out-of-place then in-place columns (identical in a
   // simulation), "N/A" in #wrong as nccl-tests prints without data checks; wider number columns keep the precision.
-  std::cout << fmt::format("# ccsim collective: {} on {} ({} ranks, {} per node), {} fidelity; simulated, so in-place "
-                           "= out-of-place\n#\n",
-                           bench->name, topo.name, gpus, topo.gpus_per_node,
-                           fidelity == sim::Fidelity::EXACT ? "exact" : "fast");
-  std::cout << fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>38}  {:>38}\n", "", "", "", "", "", "out-of-place",
-                           "in-place");
-  std::cout << fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>13}  {:>10}  {:>10}  {:>6}  {:>13}  {:>10}  {:>10}  {:>6}\n",
-                           "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
-                           "busbw", "#wrong");
-  std::cout << fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>13}  {:>10}  {:>10}  {:>6}  {:>13}  {:>10}  {:>10}  {:>6}\n",
-                           "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
-  for (const auto& r : rows) {
-    const std::string body = fmt::format("  {:>13.3f}  {:>10}  {:>10}  {:>6}", r["time_us"].get<double>(),
-                                         bandwidth_text(r["algbw_gbps"].get<double>()),
-                                         bandwidth_text(r["busbw_gbps"].get<double>()), "N/A");
-    std::cout << fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}", r["size"].get<std::uint64_t>(),
-                             r["count"].get<std::uint64_t>(), "float", bench->nccl_redop, -1)
-              << body << body << "\n";
+  // One block per rank count, each as all_reduce_perf would print it on that many ranks.
+  for (const auto n : rank_counts) {
+    std::cout << fmt::format("# ccsim collective: {} on {} ({} ranks, {} per node), {} fidelity; simulated, so "
+                             "in-place = out-of-place\n#\n",
+                             bench->name, topo.name, n, topo.gpus_per_node, fidelity_name);
+    std::cout << fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>38}  {:>38}\n", "", "", "", "", "",
+                             "out-of-place", "in-place");
+    const char* columns = "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>13}  {:>10}  {:>10}  {:>6}  {:>13}  {:>10}  {:>10}  {:>6}\n";
+    std::cout << fmt::format(fmt::runtime(columns), "size", "count", "type", "redop", "root", "time", "algbw", "busbw",
+                             "#wrong", "time", "algbw", "busbw", "#wrong");
+    std::cout << fmt::format(fmt::runtime(columns), "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "",
+                             "(us)", "(GB/s)", "(GB/s)", "");
+    double block_busbw = 0;
+    int block_rows     = 0;
+    for (const auto& r : rows) {
+      if (r["ranks"].get<std::int64_t>() != n)
+        continue;
+      const std::string body = fmt::format("  {:>13.3f}  {:>10}  {:>10}  {:>6}", r["time_us"].get<double>(),
+                                           bandwidth_text(r["algbw_gbps"].get<double>()),
+                                           bandwidth_text(r["busbw_gbps"].get<double>()), "N/A");
+      std::cout << fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}", r["size"].get<std::uint64_t>(),
+                               r["count"].get<std::uint64_t>(), "float", bench->nccl_redop, -1)
+                << body << body << "\n";
+      block_busbw += r["busbw_gbps"].get<double>();
+      ++block_rows;
+    }
+    std::cout << fmt::format("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {:.6f} \n#\n",
+                             block_busbw / block_rows);
   }
-  std::cout << fmt::format("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {:.6f} \n#\n", avg_busbw);
   return 0;
 }
 
