@@ -228,7 +228,7 @@ std::string key_without(const nlohmann::json& axes, const std::string& drop)
 {
   nlohmann::json copy = axes;
   copy.erase(drop);
-  return copy.dump();
+  return io::dump_json(copy);
 }
 } // namespace
 

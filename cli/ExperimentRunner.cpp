@@ -167,10 +167,10 @@ std::vector<nlohmann::json> run_points(const Experiment& e, const RunnerOptions&
 #ifdef CCSIM_HAVE_MPI
   if (size > 1) {
     // Every rank sends its answers (JSON text) to rank 0, which puts them back in point order.
-    nlohmann::json payload = nlohmann::json::object();
+    nlohmann::json payload = nlohmann::json::array(); // [[index, answer], ...]
     for (auto i : mine)
-      payload[std::to_string(i)] = results[i];
-    const std::string text = payload.dump();
+      payload.push_back({i, results[i]});
+    const std::string text = io::dump_json(payload);
     int length             = static_cast<int>(text.size());
     std::vector<int> lengths(size), offsets(size);
     MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -185,8 +185,8 @@ std::vector<nlohmann::json> run_points(const Experiment& e, const RunnerOptions&
     if (rank == 0)
       for (int r = 1; r < size; ++r) {
         const auto part = nlohmann::json::parse(all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
-        for (const auto& [k, v] : part.items())
-          results[std::stoul(k)] = v;
+        for (const auto& item : part)
+          results[item[0].get<std::size_t>()] = item[1];
       }
   }
 #endif

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cassert>
 #include <cmath>
 
@@ -23,9 +24,12 @@ bool looks_numeric(const std::string& s)
 {
   if (s.empty())
     return false;
-  char* end = nullptr;
-  std::strtod(s.c_str(), &end);
-  return end != s.c_str() && (*end == '\0' || *end == '%' || *end == 'x');
+  // Right-align numbers, including "12.5%" and "3.1x": a number, then nothing or one of those suffixes.
+  double v              = 0;
+  const char* begin     = s.data() + (s[0] == '+' ? 1 : 0);
+  const auto [end, ec]  = std::from_chars(begin, s.data() + s.size(), v);
+  const std::size_t rest = static_cast<std::size_t>(s.data() + s.size() - end);
+  return ec == std::errc() && (rest == 0 || (rest == 1 && (*end == '%' || *end == 'x')));
 }
 } // namespace
 

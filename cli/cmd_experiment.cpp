@@ -66,7 +66,7 @@ std::string cell(const nlohmann::json& v)
     return format_number(v.get<double>(), 6);
   if (v.is_string())
     return v.get<std::string>();
-  return v.dump();
+  return io::dump_json(v);
 }
 
 void write_csv(const fs::path& file, const std::vector<nlohmann::json>& rows)

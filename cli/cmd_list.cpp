@@ -65,7 +65,7 @@ int cmd_list(const std::vector<std::string>& args)
       for (const auto& e : collect(kind))
         doc[kind].push_back({{"name", e.name}, {"description", e.description}});
     }
-    std::cout << doc.dump(2) << "\n";
+    std::cout << io::dump_json(doc, 2) << "\n";
     return 0;
   }
   for (const auto& kind : chosen) {

@@ -3,6 +3,7 @@
 #include "cli/Command.hpp"
 #include "sim/io/JsonInput.hpp"
 
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -39,6 +40,9 @@ int main(int argc, char** argv)
     if (name != c.name)
       continue;
     try {
+      // The environment is input too: a thread count the numerics would otherwise ignore is an error here.
+      if (const char* threads = std::getenv("CCSIM_THREADS"); threads != nullptr)
+        ccsim::io::parse_integer(threads, ccsim::io::Range{1, 1024}, "CCSIM_THREADS");
       const int rc = c.run(args);
       std::cout.flush();
       return rc;

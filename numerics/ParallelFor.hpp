@@ -4,6 +4,8 @@
 // seed on any machine. Threads: std::thread::hardware_concurrency(), or CCSIM_THREADS when set (1 = serial).
 
 #include <algorithm>
+#include <charconv>
+#include <string>
 #include <cstddef>
 #include <cstdlib>
 #include <exception>
@@ -12,10 +14,23 @@
 
 namespace ccsim::numerics {
 
+/// CCSIM_THREADS as a thread count, or 0 when it is unset or not a whole number in [1, 1024] (`ccsim` itself rejects
+/// such a value at start-up with a one-line error, cli/main.cpp).
+inline std::size_t threads_from_environment()
+{
+  const char* env = std::getenv("CCSIM_THREADS");
+  if (env == nullptr)
+    return 0;
+  std::size_t v      = 0;
+  const char* end    = env + std::char_traits<char>::length(env);
+  const auto [p, ec] = std::from_chars(env, end, v);
+  return ec == std::errc() && p == end && v >= 1 && v <= 1024 ? v : 0;
+}
+
 inline std::size_t worker_threads()
 {
-  if (const char* env = std::getenv("CCSIM_THREADS"); env != nullptr && std::atoi(env) > 0)
-    return static_cast<std::size_t>(std::atoi(env));
+  if (const std::size_t n = threads_from_environment(); n > 0)
+    return n;
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
