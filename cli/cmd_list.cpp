@@ -1,10 +1,12 @@
 // `ccsim list [topologies|workloads|algorithms]`: the presets, each with its one-line description.
+#include "algorithms/PlanAlgorithm.hpp"
 #include "algorithms/Registry.hpp"
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
 #include "cli/Table.hpp"
 #include "sim/io/JsonInput.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <iostream>
@@ -26,6 +28,15 @@ std::vector<Entry> collect(const std::string& kind)
         what += " [train only]";
       else if (!a.trains)
         what += " [simulate only]";
+      // simulate's --param keys with their ranges and defaults (train's: ccsim train --help)
+      if (const auto* plan = algorithms::find_plan_algorithm(a.name)) {
+        std::string params;
+        for (const auto& p : plan->param_specs())
+          params += fmt::format("{}{} {:g}..{:g} (default {:g})", params.empty() ? "" : ", ", p.key, p.range.lo,
+                                p.range.hi, p.default_value);
+        if (!params.empty())
+          what += "; --param " + params;
+      }
       out.push_back({kind, a.name, what});
     }
     return out;
