@@ -74,7 +74,17 @@ struct Ctx {
   std::vector<double> last_load;  // link_bytes at the last sample
   double last_sample_s = 0;
   std::map<std::pair<int, int>, std::vector<std::size_t>> routes; // (src node, dst node) -> tracked links crossed
+  std::function<void(std::uint64_t)> on_progress; // StepOptions::on_progress
 };
+
+/// Counts `n` more messages simulated, and tells the progress callback every kProgressEvery of them.
+void note_events(Ctx& c, std::uint64_t n)
+{
+  const std::uint64_t before = c.events;
+  c.events += n;
+  if (c.on_progress && before / kProgressEvery != c.events / kProgressEvery)
+    c.on_progress(c.events);
+}
 
 /// Adds a flow's bytes to every tracked link on its route. Counted here rather than read from SimGrid's link-load
 /// plugin, whose cumulated load also integrates the latency phase of each flow (a few kB per message, and more under
@@ -156,7 +166,7 @@ sg4::CommPtr start_flow(Ctx& c, int src, int dst, std::uint64_t bytes)
 {
   const bool inter = c.platform.node_of(src) != c.platform.node_of(dst);
   (inter ? c.inter_bytes : c.intra_bytes) += static_cast<double>(bytes);
-  ++c.events;
+  note_events(c, 1);
   if (inter && !c.tracked.empty())
     count_link_bytes(c, src, dst, bytes);
   return sg4::Comm::sendto_async(c.platform.gpus[src], c.platform.gpus[dst], bytes);
@@ -315,7 +325,7 @@ void stage_actor(StageJob job)
       const bool inter          = c.platform.node_of(job.ranks[job.stage]) != c.platform.node_of(job.ranks[peer]);
       const bool measured       = job.chain == 0 && job.stage == (fwd ? 0 : 1);
       (inter ? c.inter_bytes : c.intra_bytes) += static_cast<double>(bytes) * m;
-      c.events += static_cast<std::uint64_t>(m);
+      note_events(c, static_cast<std::uint64_t>(m));
       if (inter && !c.tracked.empty())
         count_link_bytes(c, job.ranks[job.stage], job.ranks[peer], bytes * static_cast<std::uint64_t>(m));
       queue  = sg4::Mailbox::by_name(fmt::format("q{}s{}{}", job.chain, job.stage, dir));
@@ -456,6 +466,7 @@ StepReport simulate_step(const Topology& topo, const Workload& workload, const S
   StepReport report;
   c.trace              = &report.trace;
   c.record_spans       = options.trace_spans;
+  c.on_progress        = options.on_progress;
   report.trace.per_node = shape.gpus > StepTrace::kMaxRankTracks;
   report.trace.tracks   = report.trace.per_node ? (shape.gpus + topo.gpus_per_node - 1) / topo.gpus_per_node : shape.gpus;
 
@@ -499,7 +510,7 @@ StepReport simulate_step(const Topology& topo, const Workload& workload, const S
 }
 
 CallTimes simulate_calls(const Topology& topo, const StepShape& shape, const std::vector<std::vector<Op>>& calls,
-                         Fidelity fidelity, bool with_kernels)
+                         Fidelity fidelity, bool with_kernels, const std::function<void(std::uint64_t)>& on_progress)
 {
   const auto wall0 = std::chrono::steady_clock::now();
   if (shape.gpus > topo.max_gpus())
@@ -511,6 +522,7 @@ CallTimes simulate_calls(const Topology& topo, const StepShape& shape, const std
   const auto engine = make_engine(topo);
   Ctx c;
   init_context(c, topo, shape, fidelity);
+  c.on_progress = on_progress;
   CallTimes out;
   sg4::Actor::create("controller", c.platform.gpus[0], [&] {
     for (const auto& call : calls) {

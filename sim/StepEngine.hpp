@@ -11,6 +11,7 @@
 #include "sim/Workload.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -67,7 +68,11 @@ struct StepOptions {
   bool busiest_links = false;  // StepReport::links: the 10 busiest links over the whole run
   bool trace_spans = false;    // StepReport::trace.spans
   bool links_over_time = false; // StepReport::trace.link_intervals: every NIC and fabric link, per op
+  /// Called with the messages simulated so far, every kProgressEvery messages (the wall-clock throttle and the
+  /// denominator, sim/MessageCount.hpp, are the caller's). Empty: no calls.
+  std::function<void(std::uint64_t messages)> on_progress;
 };
+inline constexpr std::uint64_t kProgressEvery = 256;
 
 StepReport simulate_step(const Topology& topo, const Workload& workload, const StepPlan& plan, const StepShape& shape,
                          Fidelity fidelity, const StepOptions& options);
@@ -84,6 +89,7 @@ struct CallTimes {
   double wall_s = 0;
 };
 CallTimes simulate_calls(const Topology& topo, const StepShape& shape, const std::vector<std::vector<Op>>& calls,
-                         Fidelity fidelity, bool with_kernels);
+                         Fidelity fidelity, bool with_kernels,
+                         const std::function<void(std::uint64_t messages)>& on_progress = {});
 
 } // namespace ccsim::sim

@@ -1,0 +1,54 @@
+// Message counts from the same schedules the engine runs (schedule_collective), so the two cannot drift apart.
+#include "sim/MessageCount.hpp"
+
+#include "sim/RankLayout.hpp"
+
+#include <algorithm>
+
+namespace ccsim::sim {
+
+namespace {
+std::uint64_t collective_messages(const CommOp& op, const RankLayout& layout, Fidelity fidelity)
+{
+  std::uint64_t n = 0;
+  for (const auto& round :
+       schedule_collective(op.collective, op.algo, layout.groups(op.group), op.bytes, fidelity, layout.gpus_per_node))
+    n += round.flows.size();
+  return n;
+}
+
+RankLayout layout_of(const StepShape& shape)
+{
+  return RankLayout{shape.dp, shape.tp, shape.pp, shape.gpus_per_node};
+}
+} // namespace
+
+std::uint64_t planned_messages(const StepPlan& plan, const StepShape& shape, Fidelity fidelity)
+{
+  const RankLayout layout = layout_of(shape);
+  std::uint64_t n         = 0;
+  for (const auto& phase : plan.phases) {
+    for (const auto& op : phase.ops)
+      if (const auto* comm = std::get_if<CommOp>(&op); comm != nullptr && !(phase.pipeline && comm->overlap_backward))
+        n += collective_messages(*comm, layout, fidelity);
+    if (phase.pipeline) {
+      const auto chains = static_cast<std::uint64_t>(layout.dp) * static_cast<std::uint64_t>(layout.tp);
+      const auto m      = static_cast<std::uint64_t>(std::max(1, shape.grad_accumulation));
+      n += chains * 2 * static_cast<std::uint64_t>(layout.pp - 1) * m;
+    }
+  }
+  return n;
+}
+
+std::uint64_t planned_messages(const std::vector<std::vector<Op>>& calls, const StepShape& shape, Fidelity fidelity)
+{
+  const RankLayout layout = layout_of(shape);
+  std::uint64_t n         = 0;
+  for (const auto& call : calls)
+    for (const auto& op : call)
+      if (const auto* comm = std::get_if<CommOp>(&op))
+        n += collective_messages(*comm, layout, fidelity);
+  return n;
+}
+
+} // namespace ccsim::sim
