@@ -114,6 +114,8 @@ TrainResult train_pipeline(const TrainConfig& c)
     numerics::adam_update(p, grad, opt, get(c.hyper, "lr", 0.003), 0.9, 0.999, 1e-8, get(c.hyper, "weight_decay", 0), true);
     if (step % c.eval_every == 0 || step == c.steps)
       r.loss_curve.emplace_back(step, model.eval_loss(p));
+    if (!go_on_after(c, step, r, [&] { return model.eval_loss(p); }))
+      break;
   }
   // bytes_per_worker: what crosses the cuts, divided over the pp stages that send it
   r.bytes_per_worker /= static_cast<std::uint64_t>(pp);

@@ -92,6 +92,8 @@ TrainResult train_sharded(const TrainConfig& c)
     }
     if (step % c.eval_every == 0 || step == c.steps)
       r.loss_curve.emplace_back(step, model.eval_loss(copy));
+    if (!go_on_after(c, step, r, [&] { return model.eval_loss(copy); }))
+      break;
   }
   r.final_loss = r.loss_curve.back().second;
   r.wall_s     = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

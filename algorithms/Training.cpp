@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
-#include <cstdio>
 #include <stdexcept>
 
 namespace ccsim::algorithms {
@@ -33,6 +32,16 @@ bool is_sharded(const std::string& a)
 bool is_pipeline(const std::string& a)
 {
   return a == "fp32-pipeline" || a == "directq" || a == "aq-sgd";
+}
+
+bool go_on_after(const TrainConfig& c, int step, TrainResult& r, const std::function<double()>& eval)
+{
+  r.steps_done = step;
+  if (!c.on_step || c.on_step(step, r.loss_curve.back().second))
+    return true;
+  if (r.loss_curve.back().first != step)
+    r.loss_curve.emplace_back(step, eval());
+  return false;
 }
 
 TrainResult train(const TrainConfig& c)
@@ -85,12 +94,10 @@ TrainResult train(const TrainConfig& c)
     });
     r.step_phase.push_back(opt->phase());
     opt->step(params, grads);
-    if (step % c.eval_every == 0 || step == c.steps) {
+    if (step % c.eval_every == 0 || step == c.steps)
       r.loss_curve.emplace_back(step, model.eval_loss(params[0]));
-      if (c.progress && std::chrono::steady_clock::now() - wall0 > std::chrono::seconds(5))
-        std::fprintf(stderr, "ccsim train: %s step %d/%d held-out loss %.4f\n", c.algorithm.c_str(), step, c.steps,
-                     r.loss_curve.back().second);
-    }
+    if (!go_on_after(c, step, r, [&] { return model.eval_loss(params[0]); }))
+      break;
   }
   r.final_loss       = r.loss_curve.back().second;
   r.bytes_per_worker = opt->bytes_sent_per_worker();

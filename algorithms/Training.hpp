@@ -6,6 +6,7 @@
 #include "numerics/CompressionKernels.hpp"
 #include "numerics/Optimizers.hpp"
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,8 +27,10 @@ struct TrainConfig {
   /// Adam's DeepSpeed implementation, notes §2); freeze_step 15% of the steps (1-bit Adam §7.1: 15-25%).
   numerics::Hyper hyper;
   int eval_every = 10;
-  /// Print "step s/S loss L" on stderr at each evaluation when a run has lasted over 5 s (ccsim train sets it).
-  bool progress = false;
+  /// Called after every step with the newest held-out loss (ccsim train draws its progress line from it, and stops on
+  /// a signal or its time limit). Returning false stops the run after this step: the result then ends there
+  /// (TrainResult::steps_done < steps), its loss curve closing with the held-out loss at that step. Empty: no calls.
+  std::function<bool(int step, double held_out_loss)> on_step;
   /// Where the compressors run their kernels: &numerics::cpu_kernels(), &numerics::cuda::cuda_kernels() (`ccsim
   /// train --backend cuda`), or a test's recording set. Not owned; it must outlive the run.
   const numerics::CompressionKernels* kernels = &numerics::cpu_kernels();
@@ -38,6 +41,7 @@ struct TrainResult {
   std::vector<std::pair<int, double>> loss_curve;   // (step, held-out loss)
   std::vector<std::string> step_phase;              // phase of every step ("warmup", "compressed", "dense")
   std::uint64_t bytes_per_worker = 0;               // bytes one worker put on the wire (packed buffers)
+  int steps_done = 0;                               // == steps unless on_step stopped the run early
   double wall_s = 0;
 };
 

@@ -11,6 +11,10 @@ TrainResult train_sharded(const TrainConfig& config);
 /// fp32-pipeline, directq, aq-sgd. Hyper: lr, pp (4), fw_bits (2), bw_bits (4).
 TrainResult train_pipeline(const TrainConfig& config);
 
+/// After step `step` of every loop: asks config.on_step whether to go on. When not, closes the loss curve at this step
+/// (calling `eval` unless the step was just evaluated) and returns false; the loop then breaks.
+bool go_on_after(const TrainConfig& config, int step, TrainResult& result, const std::function<double()>& eval);
+
 bool is_sharded(const std::string& algorithm);
 bool is_pipeline(const std::string& algorithm);
 

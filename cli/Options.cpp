@@ -1,6 +1,8 @@
 // Shared option handling: the same --help/--format behaviour and error style in every subcommand.
 #include "cli/Options.hpp"
 
+#include "cli/RunControl.hpp"
+
 #include "sim/io/JsonInput.hpp"
 
 #include <algorithm>
@@ -96,6 +98,21 @@ std::string choice_flag(const po::variables_map& vm, const std::string& name, co
     throw io::InputError("--" + name, "", io::echo(v) + " is not one of: " + known);
   }
   return v;
+}
+
+void add_long_run_options(po::options_description& desc, bool time_limit)
+{
+  desc.add_options()("quiet,q", po::bool_switch(), "no progress lines on stderr");
+  if (time_limit)
+    desc.add_options()("time-limit", po::value<std::string>()->value_name("SECONDS"),
+                       "stop cleanly after this many seconds (counted from the start), keep what finished, exit 3");
+}
+
+bool read_long_run_options(const po::variables_map& vm)
+{
+  if (vm.count("time-limit") != 0)
+    set_time_limit(number_flag(vm, "time-limit", io::range::kTimeLimitS));
+  return !vm["quiet"].as<bool>();
 }
 
 Format output_format(const po::variables_map& vm)

@@ -44,6 +44,12 @@ std::optional<std::int64_t> size_flag(const po::variables_map& vm, const std::st
 /// A string flag that must be one of `choices` (the error lists them).
 std::string choice_flag(const po::variables_map& vm, const std::string& name, const std::vector<std::string>& choices);
 
+/// The options of every long-running command: --quiet (no progress lines on stderr) and, when `time_limit`,
+/// --time-limit SECONDS (stop cleanly past it, exit 3: cli/RunControl.hpp).
+void add_long_run_options(po::options_description& desc, bool time_limit);
+/// Reads them: sets the time limit, and returns true when progress lines are wanted (no --quiet).
+bool read_long_run_options(const po::variables_map& vm);
+
 /// The --format value; anything but table|json throws io::InputError naming --format.
 Format output_format(const po::variables_map& vm);
 

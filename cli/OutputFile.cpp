@@ -3,7 +3,9 @@
 
 #include "sim/io/JsonInput.hpp"
 
+#include <cerrno>
 #include <fstream>
+#include <unistd.h>
 
 namespace ccsim::cli {
 
@@ -13,6 +15,19 @@ void make_output_folder(const std::filesystem::path& dir, const std::string& opt
   std::filesystem::create_directories(dir, ec);
   if (ec)
     throw io::InputError(option, "", "cannot create folder " + io::echo(dir.string()) + ": " + ec.message());
+}
+
+bool write_fully(int fd, std::string_view text)
+{
+  while (!text.empty()) {
+    const ssize_t n = write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
 }
 
 void write_output_file(const std::filesystem::path& file, const std::string& text, const std::string& option)

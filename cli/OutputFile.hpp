@@ -4,11 +4,15 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace ccsim::cli {
 
 /// Creates `dir` (and its parents) or throws io::InputError(option, ...).
 void make_output_folder(const std::filesystem::path& dir, const std::string& option);
+
+/// Writes all of `text` to the open descriptor `fd`, resuming after EINTR and short writes. False on any other error.
+bool write_fully(int fd, std::string_view text);
 
 /// Writes `text` to `file` (replacing it) or throws io::InputError(option, ...).
 void write_output_file(const std::filesystem::path& file, const std::string& text, const std::string& option);

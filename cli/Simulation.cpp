@@ -2,22 +2,32 @@
 // ask the algorithm for its plan, run the step engine, and shape the result as DESIGN.md's JSON.
 #include "cli/Simulation.hpp"
 
+#include "cli/OutputFile.hpp"
+#include "cli/RunControl.hpp"
 #include "cli/StepTraceJson.hpp"
 
 #include "algorithms/PlanAlgorithm.hpp"
+#include "sim/MessageCount.hpp"
 #include "sim/StepEngine.hpp"
 #include "sim/io/JsonInput.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <fcntl.h>
+#include <poll.h>
+#include <mutex>
 #include <stdexcept>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
+#include <sys/mman.h>
+#include <thread>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -174,7 +184,10 @@ nlohmann::json run_simulation(const SimulateRequest& req)
   options.busiest_links   = req.links;
   options.links_over_time = req.links || req.trace; // the trace's NIC counter tracks come from the same samples
   options.trace_spans     = req.trace;
-  const auto report = sim::simulate_step(topo, work, plan, s, fidelity, options);
+  const std::uint64_t planned = sim::planned_messages(plan, s, fidelity);
+  report_child_progress(0, planned);
+  options.on_progress = [planned](std::uint64_t done) { report_child_progress(done, planned); };
+  const auto report   = sim::simulate_step(topo, work, plan, s, fidelity, options);
 
   // --- the simulate JSON of DESIGN.md: whole-run averages weight each phase by its share of steps
   double total_fraction = 0, step = 0;
@@ -241,6 +254,41 @@ nlohmann::json run_simulation(const SimulateRequest& req)
   return doc;
 }
 
+namespace {
+// In a simulation child: the write end of its progress pipe (-1 in ccsim itself), and the newest counts. The
+// simulation only stores the counts; a reporter thread sends them every 0.25 s, so a long wait inside SimGrid (one
+// all-to-all round of n(n-1) messages) still reports the last count instead of the one before the throttle.
+int g_child_progress_fd = -1;
+std::atomic<std::uint64_t> g_child_done{0}, g_child_total{0};
+std::once_flag g_child_reporter;
+
+void child_reporter()
+{
+  std::uint64_t sent_done = ~0ull, sent_total = ~0ull;
+  for (;;) {
+    const std::uint64_t done = g_child_done.load(), total = g_child_total.load();
+    if (done != sent_done || total != sent_total) {
+      const std::string line = fmt::format("{} {}\n", done, total);
+      // Non-blocking: if the parent is not reading (an experiment's pool relays no per-point progress), a full pipe
+      // drops the line instead of stalling anything. Lines are far below PIPE_BUF, so never torn.
+      if (write(g_child_progress_fd, line.data(), line.size()) > 0)
+        sent_done = done, sent_total = total;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+}
+} // namespace
+
+void report_child_progress(std::uint64_t done, std::uint64_t total)
+{
+  if (g_child_progress_fd < 0)
+    return;
+  g_child_total.store(total);
+  g_child_done.store(done);
+  // The thread ends with the child's _exit.
+  std::call_once(g_child_reporter, [] { std::thread(child_reporter).detach(); });
+}
+
 IsolatedRun start_isolated(const SimulateRequest& req)
 {
   return start_isolated_work([&req] { return run_simulation(req); });
@@ -248,12 +296,20 @@ IsolatedRun start_isolated(const SimulateRequest& req)
 
 IsolatedRun start_isolated_work(const std::function<nlohmann::json()>& work)
 {
-  int fds[2];
-  if (pipe(fds) != 0)
+  // Close-on-exec everywhere: a plot script started later must not hold a simulation's pipe open.
+  int fds[2], progress[2];
+  if (pipe2(fds, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  if (pipe2(progress, O_CLOEXEC) != 0) {
+    close(fds[0]);
+    close(fds[1]);
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  }
+  fcntl(progress[1], F_SETFL, O_NONBLOCK);
   // The child's stderr goes to an anonymous file the parent reads afterwards: SimGrid writes hundreds of lines of
-  // backtrace when it aborts, and the user must see one line saying why.
-  const int err_fd = static_cast<int>(syscall(SYS_memfd_create, "ccsim-simulation-stderr", 0));
+  // backtrace when it aborts, and the user must see one line saying why. Progress has its own pipe (above), so the
+  // parent draws it on the real stderr.
+  const int err_fd = memfd_create("ccsim-simulation-stderr", MFD_CLOEXEC);
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
@@ -262,11 +318,13 @@ IsolatedRun start_isolated_work(const std::function<nlohmann::json()>& work)
   if (pid < 0)
     throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
-    // A child dies with its parent: a batch scheduler's SIGTERM to ccsim must not leave a simulation running.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent)
+    // A child dies with its parent: a batch scheduler's SIGTERM (or SIGKILL) to ccsim must not leave a simulation
+    // running; ccsim's own SIGINT / SIGTERM handler kills it too.
+    if (!become_child(parent))
       _exit(1);
     close(fds[0]);
+    close(progress[0]);
+    g_child_progress_fd = progress[1];
     if (err_fd >= 0)
       dup2(err_fd, STDERR_FILENO);
     nlohmann::json answer;
@@ -279,19 +337,14 @@ IsolatedRun start_isolated_work(const std::function<nlohmann::json()>& work)
     } catch (...) {
       answer = {{"error", "unknown exception"}};
     }
-    const std::string text = io::dump_json(answer);
-    std::size_t done       = 0;
-    while (done < text.size()) {
-      const ssize_t n = write(fds[1], text.data() + done, text.size() - done);
-      if (n <= 0)
-        break;
-      done += static_cast<std::size_t>(n);
-    }
+    write_fully(fds[1], io::dump_json(answer));
     close(fds[1]);
     _exit(0); // skip atexit handlers and stdio flushes that belong to the parent
   }
+  track_child(pid);
   close(fds[1]);
-  return {pid, fds[0], err_fd};
+  close(progress[1]);
+  return {pid, fds[0], err_fd, progress[0]};
 }
 
 namespace {
@@ -320,7 +373,28 @@ std::string child_stderr_summary(int fd)
   }
   return io::printable(telling.empty() ? first : telling, 200);
 }
+
+/// Reaps the child and closes the pipes every IsolatedRun holds except the answer's.
+int reap(const IsolatedRun& run)
+{
+  int status = 0;
+  while (waitpid(run.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  untrack_child(run.pid);
+  if (run.progress_fd >= 0)
+    close(run.progress_fd);
+  return status;
+}
 } // namespace
+
+void abandon_isolated(const IsolatedRun& run)
+{
+  kill(run.pid, SIGKILL);
+  reap(run);
+  close(run.fd);
+  if (run.err_fd >= 0)
+    close(run.err_fd);
+}
 
 nlohmann::json finish_isolated(const IsolatedRun& run)
 {
@@ -334,13 +408,13 @@ nlohmann::json finish_isolated(const IsolatedRun& run)
       break;
   }
   close(run.fd);
-  int status = 0;
-  while (waitpid(run.pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const int status         = reap(run);
   const std::string detail = text.empty() ? child_stderr_summary(run.err_fd) : "";
   if (run.err_fd >= 0)
     close(run.err_fd);
   if (text.empty()) {
+    if (stop_requested()) // our own signal handler killed it: not a crash
+      throw stop_exception("");
     const std::string why = detail.empty() ? "" : ": " + detail;
     if (WIFSIGNALED(status))
       throw std::runtime_error(fmt::format("simulation crashed (signal {}){}", WTERMSIG(status), why));
@@ -361,9 +435,51 @@ nlohmann::json finish_isolated(const IsolatedRun& run)
   return answer["ok"];
 }
 
-nlohmann::json run_simulation_isolated(const SimulateRequest& req)
+nlohmann::json await_isolated(const IsolatedRun& run, const ProgressFn& on_progress)
 {
-  return finish_isolated(start_isolated(req));
+  std::uint64_t done = 0, total = 0;
+  bool heard         = false; // the child has said how many messages it plans
+  std::string pending;        // progress bytes after the last newline
+  int progress_fd = run.progress_fd;
+  for (;;) {
+    if (stop_requested()) {
+      abandon_isolated(run);
+      throw stop_exception("");
+    }
+    pollfd fds[2] = {{run.fd, POLLIN, 0}, {progress_fd, POLLIN, 0}};
+    // Wake at least every 0.25 s (the progress clock) and no later than the time limit.
+    const int timeout_ms = static_cast<int>(std::ceil(std::min(0.25, seconds_left()) * 1000));
+    if (poll(fds, 2, timeout_ms) < 0) {
+      if (errno == EINTR)
+        continue; // a signal: the loop's first line looks at it
+      abandon_isolated(run);
+      throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+    }
+    if ((fds[1].revents & POLLIN) != 0) {
+      char buf[4096];
+      const ssize_t n = read(progress_fd, buf, sizeof buf);
+      if (n > 0)
+        pending.append(buf, static_cast<std::size_t>(n));
+      // Complete lines only; the newest wins.
+      for (auto end = pending.find('\n'); end != std::string::npos; end = pending.find('\n')) {
+        unsigned long long d = 0, t = 0;
+        if (std::sscanf(pending.substr(0, end).c_str(), "%llu %llu", &d, &t) == 2)
+          done = d, total = t, heard = true;
+        pending.erase(0, end + 1);
+      }
+    } else if ((fds[1].revents & (POLLHUP | POLLERR)) != 0) {
+      progress_fd = -1; // the child closed it (it is exiting): poll ignores a negative fd
+    }
+    if (fds[0].revents != 0)
+      return finish_isolated(run);
+    if (on_progress && heard)
+      on_progress(done, total);
+  }
+}
+
+nlohmann::json run_simulation_isolated(const SimulateRequest& req, const ProgressFn& on_progress)
+{
+  return await_isolated(start_isolated(req), on_progress);
 }
 
 } // namespace ccsim::cli

@@ -1,16 +1,17 @@
-// posix_spawnp instead of std::system: the arguments are an array, never a command line to parse.
+// fork + execvp with an argument array instead of std::system: no shell ever parses the arguments. Not posix_spawnp,
+// because the child must also die with ccsim (PR_SET_PDEATHSIG, set between fork and exec; it survives the exec).
 #include "cli/Spawn.hpp"
 
+#include "cli/RunControl.hpp"
 #include "sim/io/JsonInput.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <fcntl.h>
 #include <filesystem>
-#include <spawn.h>
+#include <iostream>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace ccsim::cli {
 
@@ -22,20 +23,35 @@ int run_program(const std::vector<std::string>& argv)
   for (const auto& a : argv)
     args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  pid_t pid       = 0;
-  const int error = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (error != 0)
+  std::cout.flush();
+  std::fflush(nullptr);
+  const pid_t parent = getpid();
+  const pid_t pid    = fork();
+  if (pid < 0)
     return -1;
+  if (pid == 0) {
+    // Only async-signal-safe work between fork and exec (ccsim may have worker threads).
+    if (!become_child(parent))
+      _exit(127);
+    dup2(STDERR_FILENO, STDOUT_FILENO); // stdout stays clean for --format json
+    const int null_in = open("/dev/null", O_RDONLY);
+    if (null_in >= 0)
+      dup2(null_in, STDIN_FILENO);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  track_child(pid); // a signal to ccsim kills it with the simulations
   int status = 0;
+  int rc     = 0;
   while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (errno != EINTR) {
+      rc = -1;
+      break;
+    }
+  untrack_child(pid);
+  if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) == 127)
+    return -1;
+  return WEXITSTATUS(status);
 }
 
 std::string plot_python()

@@ -8,7 +8,8 @@
 namespace ccsim::cli {
 
 /// Runs argv[0] (looked up in PATH) with `argv`, its stdout joined to our stderr so stdout stays clean for
-/// --format json, and waits for it. Returns its exit status; -1 when it could not start or died from a signal.
+/// --format json, and waits for it. The program dies with ccsim (PR_SET_PDEATHSIG) and with ccsim's SIGINT / SIGTERM.
+/// Returns its exit status; -1 when it could not start (127) or died from a signal.
 int run_program(const std::vector<std::string>& argv);
 
 /// The interpreter for plots/: Debian's /usr/bin/python3 (it has python3-matplotlib) before one first on PATH.

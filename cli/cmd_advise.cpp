@@ -3,6 +3,7 @@
 #include "algorithms/PlanAlgorithm.hpp"
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
+#include "cli/Progress.hpp"
 #include "cli/ShapeFlags.hpp"
 #include "cli/Simulation.hpp"
 #include "cli/Table.hpp"
@@ -27,10 +28,12 @@ int cmd_advise(const std::vector<std::string>& args)
     ("epoch-samples", po::value<std::string>()->default_value("1e6"), "samples in one epoch (time per epoch = samples / throughput; the default 1e6 is a round number, not the workload's dataset)")
     ("jobs", po::value<std::string>()->default_value("2"), "simulations at once");
   add_shape_options(desc, /*parallelism=*/false);
+  add_long_run_options(desc, /*time_limit=*/false);
   po::variables_map vm;
   if (!parse_options("advise", args, desc, vm))
     return 0;
   const Format format = output_format(vm);
+  const bool progress = read_long_run_options(vm);
   const auto work     = sim::load_workload(io::resolve_preset("workloads", vm["workload"].as<std::string>(), "--workload"));
   const double epoch  = *number_flag(vm, "epoch-samples", io::range::kEpochSamples);
   const auto jobs     = static_cast<std::size_t>(*integer_flag(vm, "jobs", io::range::kJobs));
@@ -51,7 +54,9 @@ int cmd_advise(const std::vector<std::string>& args)
   std::vector<nlohmann::json> results;
   std::vector<IsolatedRun> running;
   std::vector<std::string> running_names;
-  auto collect = [&](std::size_t i) {
+  Progress line("ccsim advise", progress);
+  std::size_t simulated = 0;
+  auto collect          = [&](std::size_t i) {
     try {
       auto doc         = finish_isolated(running[i]);
       doc["algorithm"] = running_names[i];
@@ -61,6 +66,7 @@ int cmd_advise(const std::vector<std::string>& args)
     }
     running.erase(running.begin() + static_cast<long>(i));
     running_names.erase(running_names.begin() + static_cast<long>(i));
+    line.update(work.name, static_cast<double>(++simulated), static_cast<double>(names.size()), "algorithms");
   };
   for (const auto& name : names) {
     SimulateRequest req = shape;
@@ -81,6 +87,7 @@ int cmd_advise(const std::vector<std::string>& args)
   }
   while (!running.empty())
     collect(0);
+  line.finish();
 
   double base_rate = 0;
   for (const auto& r : results)

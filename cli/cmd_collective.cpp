@@ -4,7 +4,9 @@
 #include "algorithms/CollectiveOps.hpp"
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
+#include "cli/Progress.hpp"
 #include "cli/Simulation.hpp"
+#include "sim/MessageCount.hpp"
 #include "sim/StepEngine.hpp"
 #include "sim/io/JsonInput.hpp"
 
@@ -40,7 +42,8 @@ std::vector<std::uint64_t> sweep_sizes(std::uint64_t lo, std::uint64_t hi, std::
 
 /// The simulated times of every size, run in a forked child (SimGrid's Engine is one per process).
 nlohmann::json simulate_sweep(const sim::Topology& topo, const algorithms::CollectiveBench& bench, int gpus,
-                              const std::vector<std::uint64_t>& sizes, sim::Fidelity fidelity, bool with_kernels)
+                              const std::vector<std::uint64_t>& sizes, sim::Fidelity fidelity, bool with_kernels,
+                              const ProgressFn& on_progress)
 {
   sim::StepShape shape;
   shape.gpus          = gpus;
@@ -51,10 +54,13 @@ nlohmann::json simulate_sweep(const sim::Topology& topo, const algorithms::Colle
   std::vector<std::vector<sim::Op>> calls;
   for (const auto bytes : sizes)
     calls.push_back(algorithms::collective_bench_ops(bench, bytes, gpus, shape.dp_per_node));
-  return finish_isolated(start_isolated_work([&] {
-    const auto t = sim::simulate_calls(topo, shape, calls, fidelity, with_kernels);
+  return await_isolated(start_isolated_work([&] {
+    const std::uint64_t planned = sim::planned_messages(calls, shape, fidelity);
+    report_child_progress(0, planned);
+    const auto t = sim::simulate_calls(topo, shape, calls, fidelity, with_kernels,
+                                       [planned](std::uint64_t done) { report_child_progress(done, planned); });
     return nlohmann::json{{"seconds", t.seconds}, {"events", t.events}, {"wall_s", t.wall_s}};
-  }));
+  }), on_progress);
 }
 
 std::string bandwidth_text(double gbps)
@@ -79,9 +85,11 @@ int cmd_collective(const std::vector<std::string>& args)
       "bandwidth-gbps", po::value<std::string>()->value_name("X"), "override the inter-node bandwidth per node (Gbit/s)")(
       "latency-us", po::value<std::string>()->value_name("L"), "override the one-way NIC latency (microseconds)")(
       "with-kernels", po::bool_switch(), "compressed collectives: count their compression kernels in the time");
+  add_long_run_options(desc, /*time_limit=*/false);
   po::variables_map vm;
   if (!parse_options("collective", args, desc, vm))
     return 0;
+  const bool progress      = read_long_run_options(vm);
   const std::string format = choice_flag(vm, "format", {"table", "json", "csv"});
   const std::string op     = vm["op"].as<std::string>();
   const auto* bench        = algorithms::find_collective_bench(op);
@@ -109,9 +117,14 @@ int cmd_collective(const std::vector<std::string>& args)
   nlohmann::json rows = nlohmann::json::array();
   double busbw_sum    = 0, wall_s = 0;
   std::uint64_t events = 0;
+  Progress line("ccsim collective", progress);
   for (const auto n64 : rank_counts) {
-    const int gpus    = static_cast<int>(n64);
-    const auto result = simulate_sweep(topo, *bench, gpus, sizes, fidelity, vm["with-kernels"].as<bool>());
+    const int gpus         = static_cast<int>(n64);
+    const std::string what = fmt::format("{} {}, {} ranks", bench->name, fidelity == sim::Fidelity::EXACT ? "exact" : "fast", gpus);
+    const auto result      = simulate_sweep(topo, *bench, gpus, sizes, fidelity, vm["with-kernels"].as<bool>(),
+                                            [&](std::uint64_t done, std::uint64_t total) {
+                                         line.update(what, static_cast<double>(done), static_cast<double>(total), "messages");
+                                       });
     const double bus  = algorithms::bus_bandwidth_factor(*bench, gpus);
     wall_s += result["wall_s"].get<double>();
     events += result["events"].get<std::uint64_t>();
@@ -130,6 +143,7 @@ int cmd_collective(const std::vector<std::string>& args)
                       {"busbw_gbps", algbw * bus}});
     }
   }
+  line.finish();
   const double avg_busbw = busbw_sum / static_cast<double>(rows.size());
   const char* fidelity_name = fidelity == sim::Fidelity::EXACT ? "exact" : "fast";
 

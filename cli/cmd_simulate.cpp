@@ -2,6 +2,8 @@
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
 #include "cli/OutputFile.hpp"
+#include "cli/Progress.hpp"
+#include "cli/RunControl.hpp"
 #include "cli/Spawn.hpp"
 #include "cli/ShapeFlags.hpp"
 #include "cli/Simulation.hpp"
@@ -74,10 +76,12 @@ int cmd_simulate(const std::vector<std::string>& args)
     ("links", po::bool_switch(), "report the busiest links, and (JSON) every link's load per op over time")
     ("trace", po::value<std::string>()->value_name("FILE.json"), "write a Chrome trace (Perfetto, chrome://tracing) of one step per phase")
     ("plot", po::value<std::string>()->value_name("DIR"), "with --links: draw the links x time heat map into DIR (PNG + SVG)");
+  add_long_run_options(desc, /*time_limit=*/true);
   po::variables_map vm;
   if (!parse_options("simulate", args, desc, vm))
     return 0;
   const Format format = output_format(vm);
+  const bool progress = read_long_run_options(vm);
   SimulateRequest req;
   req.topology       = vm["topology"].as<std::string>();
   req.workload       = vm["workload"].as<std::string>();
@@ -95,7 +99,22 @@ int cmd_simulate(const std::vector<std::string>& args)
   if (vm.count("plot") != 0 && !req.links)
     throw io::InputError("--plot", "", "draws the link heat map: give --links too");
 
-  auto doc = run_simulation_isolated(req);
+  // Progress: messages simulated of those planned, relayed from the simulation child.
+  Progress line("ccsim simulate", progress);
+  const std::string what = fmt::format("{} {}, {} GPUs", req.algorithm, req.fidelity, req.gpus);
+  std::uint64_t done = 0, total = 0;
+  nlohmann::json doc;
+  try {
+    doc = run_simulation_isolated(req, [&](std::uint64_t d, std::uint64_t t) {
+      done = d, total = t;
+      line.update(what, static_cast<double>(d), static_cast<double>(t), "messages");
+    });
+  } catch (const RunStopped&) {
+    line.finish();
+    // A simulation keeps nothing partial: its step time exists only once every message has arrived.
+    throw stop_exception(total > 0 ? fmt::format("{}/{} messages simulated, no result", done, total) : "no result");
+  }
+  line.finish();
   if (req.trace) {
     write_output_file(vm["trace"].as<std::string>(), io::dump_json(doc["trace"]) + "\n", "--trace");
     doc.erase("trace");

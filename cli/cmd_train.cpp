@@ -6,6 +6,8 @@
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
 #include "cli/OutputFile.hpp"
+#include "cli/Progress.hpp"
+#include "cli/RunControl.hpp"
 #include "cli/Simulation.hpp"
 #include "cli/Spawn.hpp"
 #include "cli/Table.hpp"
@@ -100,10 +102,12 @@ int cmd_train(const std::vector<std::string>& args)
     ("gpus", po::value<std::string>(), "GPUs of the simulated cluster")
     ("workload", po::value<std::string>(), "model whose step time the simulation uses (default: the algorithm's paper model, bert-large, gpt-1.3b or gpt2-xl)")
     ("plot", po::value<std::string>(), "write loss curves (PNG + SVG) into this folder");
+  add_long_run_options(desc, /*time_limit=*/true);
   po::variables_map vm;
   if (!parse_options("train", args, desc, vm))
     return 0;
   const Format format = output_format(vm);
+  const bool progress = read_long_run_options(vm);
   const std::string backend = choice_flag(vm, "backend", {"cpu", "cuda"});
   if (backend == "cuda" && numerics::cuda::device_count() == 0)
     throw io::InputError("--backend", "", numerics::cuda::built_with_cuda() ? "cuda: no CUDA device found"
@@ -137,7 +141,9 @@ int cmd_train(const std::vector<std::string>& args)
   const auto seed   = static_cast<std::uint64_t>(*integer_flag(vm, "seed", io::range::kSeed));
 
   nlohmann::json runs = nlohmann::json::array();
-  for (const auto& algorithm : algorithm_list) {
+  std::string stopped; // how far a stopped run got ("" = not stopped)
+  for (std::size_t a = 0; a < algorithm_list.size() && stopped.empty(); ++a) {
+    const std::string& algorithm = algorithm_list[a];
     algorithms::TrainConfig cfg;
     cfg.algorithm    = algorithm;
     cfg.model        = vm["model"].as<std::string>();
@@ -153,19 +159,43 @@ int cmd_train(const std::vector<std::string>& args)
     }
     cfg.seed         = seed;
     cfg.hyper        = algorithms::hyper_for(algorithm, hyper);
-    cfg.progress     = true;
     cfg.kernels      = &kernels;
+    // Progress per step; a signal or the time limit stops the loop after the step it is in.
+    Progress line("ccsim train", progress);
+    const std::string what =
+        algorithm_list.size() > 1 ? fmt::format("{} ({} of {})", algorithm, a + 1, algorithm_list.size()) : algorithm;
+    cfg.on_step = [&](int step, double loss) {
+      line.update(what, step, cfg.steps, "steps", 0, fmt::format("held-out loss {:.4f}", loss));
+      return !stop_requested();
+    };
     algorithms::TrainResult r;
     try {
       r = algorithms::train(cfg);
     } catch (const std::invalid_argument& e) {
       throw io::InputError("ccsim train", "", algorithm + ": " + e.what());
     }
+    line.finish();
+    if (r.steps_done < cfg.steps) {
+      stopped = fmt::format("{} stopped at step {}/{}", algorithm, r.steps_done, cfg.steps);
+      if (stop_signal() != 0)
+        throw stop_exception(stopped); // a signal: out now, nothing printed
+    }
     nlohmann::json run = {{"algorithm", algorithm},      {"backend", kernels.name()},
                           {"final_loss", r.final_loss},   {"loss_curve", r.loss_curve},
-                          {"bytes_per_worker", r.bytes_per_worker}, {"wall_s", r.wall_s}};
-    if (vm.count("topology") != 0) {
-      const auto times = simulated_times(vm, algorithm, cfg.hyper);
+                          {"bytes_per_worker", r.bytes_per_worker}, {"wall_s", r.wall_s},
+                          {"steps_done", r.steps_done},  {"complete", r.steps_done == cfg.steps}};
+    if (vm.count("topology") != 0 && stopped.empty()) {
+      nlohmann::json times;
+      try {
+        times = simulated_times(vm, algorithm, cfg.hyper);
+      } catch (const RunStopped&) {
+        if (stop_signal() != 0)
+          throw stop_exception(algorithm + ": trained, its time curve not simulated");
+        stopped = algorithm + " trained, its time curve not simulated";
+        run["complete"] = false;
+        runs.push_back(run);
+        break;
+      }
       nlohmann::json curve = nlohmann::json::array();
       double t             = 0;
       std::size_t next     = 0;
@@ -184,7 +214,8 @@ int cmd_train(const std::vector<std::string>& args)
     runs.push_back(run);
   }
 
-  const nlohmann::json doc = runs.size() == 1 ? runs[0] : nlohmann::json{{"runs", runs}};
+  // Past --time-limit: what finished is printed (a stopped run with complete: false), then one line and exit 3.
+  const nlohmann::json doc = algorithm_list.size() == 1 && runs.size() == 1 ? runs[0] : nlohmann::json{{"runs", runs}};
   if (vm.count("plot") != 0) {
     namespace fs = std::filesystem;
     const fs::path dir = vm["plot"].as<std::string>();
@@ -193,15 +224,25 @@ int cmd_train(const std::vector<std::string>& args)
     if (!run_plot_script("loss_curves.py", (dir / "train.json").string()))
       std::cerr << "ccsim train: warning: loss curves not drawn (needs python3-matplotlib)\n";
   }
+  const std::string stop_note =
+      stopped + (runs.size() < algorithm_list.size() ? fmt::format(", {} of {} algorithms not run",
+                                                                   algorithm_list.size() - runs.size(), algorithm_list.size())
+                                                     : "");
   if (format == Format::JSON) {
     std::cout << io::dump_json(doc, 2) << "\n";
+    if (!stopped.empty())
+      throw stop_exception(stop_note);
     return 0;
   }
   Table t({"algorithm", "final held-out loss", "bytes/worker (MB)", "wall (s)"});
   for (const auto& run : runs)
-    t.add_row({run["algorithm"].get<std::string>(), format_number(run["final_loss"].get<double>(), 5),
+    t.add_row({run["algorithm"].get<std::string>() +
+                   (run["complete"].get<bool>() ? "" : fmt::format(" (step {})", run["steps_done"].get<int>())),
+               format_number(run["final_loss"].get<double>(), 5),
                format_number(run["bytes_per_worker"].get<double>() / 1e6), format_number(run["wall_s"].get<double>(), 3)});
   t.print(std::cout);
+  if (!stopped.empty())
+    throw stop_exception(stop_note);
   return 0;
 }
 

@@ -1,6 +1,8 @@
 // ccsim: one binary, subcommands as in git. Common work happens once here: find the subcommand, catch
-// InputError (one line, exit 2) and anything unexpected (one line, exit 1), flush stdout.
+// InputError (one line, exit 2), a stopped run (one line, exit 3 past --time-limit, 130 on SIGINT, 143 on SIGTERM)
+// and anything unexpected (one line, exit 1), flush stdout.
 #include "cli/Command.hpp"
+#include "cli/RunControl.hpp"
 #include "sim/io/JsonInput.hpp"
 
 #include <cstdlib>
@@ -35,6 +37,7 @@ int main(int argc, char** argv)
     std::cout << "ccsim 0.1.0\n";
     return 0;
   }
+  ccsim::cli::install_stop_handlers();
   const std::vector<std::string> args(argv + 2, argv + argc);
   for (const auto& c : ccsim::cli::commands()) {
     if (name != c.name)
@@ -45,7 +48,14 @@ int main(int argc, char** argv)
         ccsim::io::parse_integer(threads, ccsim::io::Range{1, 1024}, "CCSIM_THREADS");
       const int rc = c.run(args);
       std::cout.flush();
+      if (rc == 0 && ccsim::cli::stop_signal() != 0) // a signal came after the last check (e.g. while plotting)
+        throw ccsim::cli::stop_exception("");
       return rc;
+    } catch (const ccsim::cli::RunStopped& e) {
+      // What finished is already written (experiment results, a train run's finished part); one line says where.
+      std::cout.flush();
+      std::cerr << "ccsim " << name << ": " << e.what() << "\n";
+      return e.exit_code();
     } catch (const ccsim::io::InputError& e) {
       std::cout.flush();
       std::cerr << "ccsim: " << e.what() << "\n";

@@ -66,6 +66,7 @@ inline constexpr Range kBatch{1, 16777216};             // 2^24 samples per step
 inline constexpr Range kParallelDegree{1, 1024};        // tp, pp
 inline constexpr Range kMicroBatches{1, 1048576};
 inline constexpr Range kJobs{1, 256};
+inline constexpr Range kTimeLimitS{0, 1e8, true};         // --time-limit: (0 s, ~3 years]
 inline constexpr Range kEpochSamples{1, 1e15};
 inline constexpr Range kCollectiveBytes{1, 1099511627776.0}; // ccsim collective -b/-e: up to 1 TiB per buffer
 inline constexpr Range kStepFactor{1, 1024};                 // ccsim collective -f
