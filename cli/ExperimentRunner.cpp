@@ -1,16 +1,18 @@
 // A small process pool over start_isolated/finish_isolated, plus the MPI split of points across ranks.
 #include "cli/ExperimentRunner.hpp"
 
+#include "cli/Progress.hpp"
+#include "cli/RunControl.hpp"
 #include "sim/io/JsonInput.hpp"
 
 #include <fmt/format.h>
 
-#include <chrono>
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
-#include <iostream>
-#include <csignal>
+#include <cstring>
 #include <poll.h>
-#include <unistd.h>
+#include <stdexcept>
 
 #ifdef CCSIM_HAVE_MPI
 #include <mpi.h>
@@ -26,84 +28,92 @@ bool launched_by_mpirun()
   return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr;
 }
 
-int mpi_size()
-{
-#ifdef CCSIM_HAVE_MPI
-  if (mpi_active()) {
-    int size = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    return size;
-  }
-#endif
-  return 1;
-}
-
-/// Runs the points `mine` (indices) with a pool of `jobs` children; fills results[index].
-void run_local(const Experiment& e, const std::vector<std::size_t>& mine, const RunnerOptions& opt,
+/// Runs the points `mine` (indices) with a pool of `jobs` children; fills results[index]. Returns true when a signal
+/// or the time limit stopped it (the running simulations are killed; finished points are kept).
+bool run_local(const Experiment& e, const std::vector<std::size_t>& mine, const RunnerOptions& opt,
                std::vector<nlohmann::json>& results)
 {
   struct Running {
     std::size_t index;
     IsolatedRun run;
   };
-  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::size_t> todo;
+  std::size_t finished = 0;
+  for (const auto i : mine) {
+    if (i < opt.known.size() && !opt.known[i].is_null()) {
+      results[i] = opt.known[i]; // resumed: done before this run
+      ++finished;
+    } else {
+      todo.push_back(i);
+    }
+  }
+  const std::size_t resumed = finished;
+  const std::string what    = mpi_size() > 1 ? fmt::format("{} (rank {} of {})", e.name, mpi_rank(), mpi_size()) : e.name;
+  Progress line("ccsim experiment", opt.progress);
   std::vector<Running> running;
-  std::size_t next = 0, done = 0;
-  bool stop        = false;
-  const bool tty   = isatty(STDERR_FILENO) != 0;
-  auto report      = [&](std::size_t index) {
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!opt.progress || elapsed < 1.0)
-      return;
-    const auto& r = e.points[index].request;
-    std::cerr << fmt::format("{}[{}/{}] {} {} GPUs {:.1f} s", tty ? "\r\033[K" : "", done, mine.size(), r.algorithm,
-                             r.gpus, elapsed)
-              << (tty ? "" : "\n") << std::flush;
+  std::size_t next = 0, failed = 0;
+  bool stop_launching = false;
+  auto abandon_all    = [&] {
+    for (const auto& r : running)
+      abandon_isolated(r.run);
+    running.clear();
   };
-  while (done < mine.size() && !(stop && running.empty())) {
-    while (!stop && running.size() < static_cast<std::size_t>(std::max(1, opt.jobs)) && next < mine.size()) {
-      const std::size_t idx = mine[next++];
+  while (next < todo.size() || !running.empty()) {
+    if (stop_requested()) {
+      abandon_all();
+      return true;
+    }
+    while (!stop_launching && running.size() < static_cast<std::size_t>(std::max(1, opt.jobs)) && next < todo.size()) {
+      const std::size_t idx = todo[next++];
       running.push_back({idx, start_isolated(e.points[idx].request)});
     }
+    if (running.empty())
+      break; // stopped launching after a failure, and nothing is left running
     std::vector<pollfd> fds;
     for (const auto& r : running)
-      fds.push_back({r.run.fd, POLLIN | POLLHUP, 0});
-    if (poll(fds.data(), fds.size(), -1) < 0)
-      continue;
+      fds.push_back({r.run.fd, POLLIN, 0});
+    // Wake every 0.25 s for the progress clock, and no later than the time limit.
+    const int timeout_ms = static_cast<int>(std::ceil(std::min(0.25, seconds_left()) * 1000));
+    if (poll(fds.data(), fds.size(), timeout_ms) < 0 && errno != EINTR) {
+      abandon_all();
+      throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+    }
     for (std::size_t i = 0; i < fds.size(); ++i) {
       if (fds[i].revents == 0)
         continue;
-      // The child writes its whole answer then exits: finish_isolated reads to EOF (children are small and fast).
+      // The child writes its whole answer then exits: finish_isolated reads to EOF.
       const Running r = running[i];
       running.erase(running.begin() + static_cast<long>(i));
-      bool failed = false;
+      bool point_failed = false;
       try {
         results[r.index] = finish_isolated(r.run);
+      } catch (const RunStopped&) { // our signal handler killed it: not a result
+        abandon_all();
+        return true;
       } catch (const io::InputError& err) {
         results[r.index] = {{"error", err.what()}, {"error_kind", "input"}};
-        failed           = true;
+        point_failed     = true;
       } catch (const std::exception& err) {
         results[r.index] = {{"error", err.what()}, {"error_kind", "crash"}};
-        failed           = true;
+        point_failed     = true;
       }
-      if (failed && !opt.keep_going) {
-        stop = true;
-        for (auto& other : running) { // stopping: the simulations still running are not wanted
-          kill(other.run.pid, SIGKILL);
-          try {
-            finish_isolated(other.run);
-          } catch (const std::exception&) {
-          }
-        }
-        running.clear();
+      if (opt.on_finished)
+        opt.on_finished(r.index, results[r.index]);
+      ++finished;
+      failed += point_failed;
+      if (point_failed && !opt.keep_going) {
+        stop_launching = true;
+        abandon_all(); // stopping: the simulations still running are not wanted
       }
-      ++done;
-      report(r.index);
       break; // fds changed: poll again
     }
+    std::string note = fmt::format("{} running", running.size());
+    if (failed > 0)
+      note += fmt::format(", {} failed", failed);
+    line.update(what, static_cast<double>(finished), static_cast<double>(mine.size()), "points",
+                static_cast<double>(resumed), note);
   }
-  if (opt.progress && tty && std::chrono::steady_clock::now() - start > std::chrono::seconds(1))
-    std::cerr << "\r\033[K" << std::flush;
+  return false;
 }
 } // namespace
 
@@ -143,6 +153,18 @@ int mpi_rank()
   return 0;
 }
 
+int mpi_size()
+{
+#ifdef CCSIM_HAVE_MPI
+  if (mpi_active()) {
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    return size;
+  }
+#endif
+  return 1;
+}
+
 void mpi_finish()
 {
 #ifdef CCSIM_HAVE_MPI
@@ -153,9 +175,11 @@ void mpi_finish()
 #endif
 }
 
-std::vector<nlohmann::json> run_points(const Experiment& e, const RunnerOptions& opt)
+RunOutcome run_points(const Experiment& e, const RunnerOptions& opt)
 {
-  std::vector<nlohmann::json> results(e.points.size());
+  RunOutcome out;
+  out.results    = std::vector<nlohmann::json>(e.points.size());
+  auto& results  = out.results;
   const int size = mpi_size();
   const int rank = mpi_rank();
   std::vector<std::size_t> mine;
@@ -163,9 +187,14 @@ std::vector<nlohmann::json> run_points(const Experiment& e, const RunnerOptions&
     mine.push_back(i);
   RunnerOptions local = opt;
   local.progress      = opt.progress && rank == 0;
-  run_local(e, mine, local, results);
+  out.stopped         = run_local(e, mine, local, results);
 #ifdef CCSIM_HAVE_MPI
-  if (size > 1) {
+  // After a signal the ranks stop on their own, not together (mpirun may signal one rank only): no collective call
+  // that could wait forever. Their finished points are in their rank logs. A time limit stops every rank, each by its
+  // own clock, so they all reach the gather.
+  if (size > 1 && out.stopped && stop_signal() != 0)
+    out.gathered = false;
+  if (size > 1 && out.gathered) {
     // Every rank sends its answers (JSON text) to rank 0, which puts them back in point order.
     nlohmann::json payload = nlohmann::json::array(); // [[index, answer], ...]
     for (auto i : mine)
@@ -190,7 +219,7 @@ std::vector<nlohmann::json> run_points(const Experiment& e, const RunnerOptions&
       }
   }
 #endif
-  return results;
+  return out;
 }
 
 } // namespace ccsim::cli
