@@ -212,9 +212,12 @@ Experiment load_experiment(const std::string& path)
   if (const auto fig = root.object_if("figure")) {
     // "panels": one subplot per value of that field (e.g. global_batch for 1-bit LAMB Fig. 3's panels).
     fig->allow_only({"kind", "x", "y", "series", "title", "log_x", "panels"});
-    for (const char* key : {"x", "y", "series", "title", "panels"})
+    for (const char* key : {"x", "y", "title", "panels"})
       if (fig->has(key))
         fig->string(key); // each must be a string (the plot script reads them as names)
+    // series: a field name, or a list of them whose values together name a series (SDP4Bit Fig. 7)
+    if (fig->has("series") && !fig->raw()["series"].is_string())
+      fig->strings("series");
     fig->boolean_or("log_x", false);
     e.figure         = fig->raw();
     e.figure["kind"] = fig->choice("kind", {"scaling", "speedup-vs-bandwidth", "breakdown", "paper-vs-predicted", "none"});

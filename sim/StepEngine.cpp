@@ -422,6 +422,11 @@ std::unique_ptr<sg4::Engine> make_engine(const Topology& topo)
   char name[]   = "ccsim";
   char* argv[]  = {name, nullptr};
   auto engine   = std::make_unique<sg4::Engine>(&argc, argv);
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer cannot follow SimGrid's own stack switching between actors (scripts/test-sanitizers.sh):
+  // system threads as contexts keep its stack bookkeeping exact. Same simulation, only slower.
+  sg4::Engine::set_config("contexts/factory:thread");
+#endif
   configure_network_model(topo);
   return engine;
 }

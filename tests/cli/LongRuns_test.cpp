@@ -126,7 +126,7 @@ TEST_CASE("ccsim simulate shows its progress on stderr and --quiet silences it",
   CHECK(line_count(quiet.err) == 1); // only the time-limit line
 }
 
-TEST_CASE("an experiment interrupted after k points and resumed gives the results of an uninterrupted run", "[cli][longrun]")
+TEST_CASE("an experiment interrupted after k points and resumed serially or under mpirun gives the results of an uninterrupted run", "[cli][longrun]")
 {
   const auto file = six_point_experiment();
   const auto full = run_ccsim("experiment " + file + " --no-plot --out " + temp("full.dir"));
