@@ -149,6 +149,7 @@ nlohmann::json run_simulation(const SimulateRequest& req)
   s.layers        = work.layers;
   s.tensors       = work.tensors;
   s.grad_bytes    = work.grad_bytes;
+  s.merge_node_pairs = fidelity == sim::Fidelity::FAST && topo.node_pair_flows_mergeable();
   s.global_batch  = req.global_batch.value_or(work.global_batch);
   if (s.global_batch == 0)
     throw io::InputError("--global-batch", "", fmt::format("workload {} has no default batch: give --global-batch", work.name));

@@ -51,6 +51,7 @@ nlohmann::json simulate_sweep(const sim::Topology& topo, const algorithms::Colle
   shape.gpus_per_node = topo.gpus_per_node;
   shape.nodes         = (gpus + topo.gpus_per_node - 1) / topo.gpus_per_node;
   shape.dp_per_node   = std::min(gpus, topo.gpus_per_node);
+  shape.merge_node_pairs = fidelity == sim::Fidelity::FAST && topo.node_pair_flows_mergeable();
   std::vector<std::vector<sim::Op>> calls;
   for (const auto bytes : sizes)
     calls.push_back(algorithms::collective_bench_ops(bench, bytes, gpus, shape.dp_per_node));

@@ -113,6 +113,28 @@ void schedule_all_to_all(std::vector<Round>& out, const Group& g, std::uint64_t 
 }
 } // namespace
 
+void merge_node_pairs(std::vector<Round>& rounds, int gpus_per_node)
+{
+  for (auto& round : rounds) {
+    std::vector<Flow> merged;
+    merged.reserve(round.flows.size());
+    std::map<std::pair<int, int>, std::size_t> index; // (src node, dst node) -> position in merged
+    for (const auto& f : round.flows) {
+      const int a = f.src / gpus_per_node, b = f.dst / gpus_per_node;
+      if (a == b) {
+        merged.push_back(f);
+        continue;
+      }
+      const auto [it, fresh] = index.emplace(std::make_pair(a, b), merged.size());
+      if (fresh)
+        merged.push_back(f);
+      else
+        merged[it->second].bytes += f.bytes;
+    }
+    round.flows = std::move(merged);
+  }
+}
+
 int ring_rounds(Collective collective, int n)
 {
   switch (collective) {

@@ -35,6 +35,13 @@ struct Round {
 std::vector<Round> schedule_collective(Collective collective, Algo algo, const std::vector<Group>& groups,
                                        std::uint64_t bytes, Fidelity fidelity, int gpus_per_node);
 
+/// FAST fidelity's last aggregation: in each round, the inter-node flows that join the same two nodes become one flow
+/// (bytes summed, between the GPUs of the first such flow). They all cross the same two NICs, so the NICs and the
+/// fabric carry the same bytes; only valid where no link but the NICs and fabric can limit them: no per-flow cap (a
+/// cap applies per flow) and GPU ports at least as fast as the node's uplink. A 1,024-GPU SDP4Bit step sends 8 flows
+/// per node pair in its inter-node all-to-all (one per GPU position): 130,048 flows become 16,256.
+void merge_node_pairs(std::vector<Round>& rounds, int gpus_per_node);
+
 /// AUTO resolved: hierarchical for an all-reduce on groups spanning several nodes with several ranks per node
 /// (NCCL-like), ring otherwise.
 Algo resolve_algo(Collective collective, Algo algo, const Group& group, int gpus_per_node);

@@ -97,6 +97,7 @@ struct StepShape {
   int layers = 0;
   int tensors = 0;               // parameter tensors (layer-wise optimizers launch one kernel each)
   double grad_bytes = 2;         // bytes per gradient value in the workload's mixed-precision recipe
+  bool merge_node_pairs = false; // FAST fidelity on a cluster where sim::merge_node_pairs is exact (set by the caller)
 };
 
 } // namespace ccsim::sim

@@ -8,11 +8,14 @@
 namespace ccsim::sim {
 
 namespace {
-std::uint64_t collective_messages(const CommOp& op, const RankLayout& layout, Fidelity fidelity)
+std::uint64_t collective_messages(const CommOp& op, const RankLayout& layout, Fidelity fidelity, bool merge)
 {
+  auto rounds =
+      schedule_collective(op.collective, op.algo, layout.groups(op.group), op.bytes, fidelity, layout.gpus_per_node);
+  if (fidelity == Fidelity::FAST && merge)
+    merge_node_pairs(rounds, layout.gpus_per_node);
   std::uint64_t n = 0;
-  for (const auto& round :
-       schedule_collective(op.collective, op.algo, layout.groups(op.group), op.bytes, fidelity, layout.gpus_per_node))
+  for (const auto& round : rounds)
     n += round.flows.size();
   return n;
 }
@@ -30,7 +33,7 @@ std::uint64_t planned_messages(const StepPlan& plan, const StepShape& shape, Fid
   for (const auto& phase : plan.phases) {
     for (const auto& op : phase.ops)
       if (const auto* comm = std::get_if<CommOp>(&op); comm != nullptr && !(phase.pipeline && comm->overlap_backward))
-        n += collective_messages(*comm, layout, fidelity);
+        n += collective_messages(*comm, layout, fidelity, shape.merge_node_pairs);
     if (phase.pipeline) {
       const auto chains = static_cast<std::uint64_t>(layout.dp) * static_cast<std::uint64_t>(layout.tp);
       const auto m      = static_cast<std::uint64_t>(std::max(1, shape.grad_accumulation));
@@ -47,7 +50,7 @@ std::uint64_t planned_messages(const std::vector<std::vector<Op>>& calls, const 
   for (const auto& call : calls)
     for (const auto& op : call)
       if (const auto* comm = std::get_if<CommOp>(&op))
-        n += collective_messages(*comm, layout, fidelity);
+        n += collective_messages(*comm, layout, fidelity, shape.merge_node_pairs);
   return n;
 }
 

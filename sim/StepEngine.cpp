@@ -162,31 +162,104 @@ double hop_latency(const Ctx& c, const Flow& f)
   return c.lat_factor * (inter ? c.topo->inter_node_latency_s() : c.topo->intra_node_latency_s());
 }
 
-sg4::CommPtr start_flow(Ctx& c, int src, int dst, std::uint64_t bytes)
+/// Accounts one message: bytes inside or across nodes, the event count, the tracked links on its route.
+void count_flow(Ctx& c, int src, int dst, std::uint64_t bytes)
 {
   const bool inter = c.platform.node_of(src) != c.platform.node_of(dst);
   (inter ? c.inter_bytes : c.intra_bytes) += static_cast<double>(bytes);
   note_events(c, 1);
   if (inter && !c.tracked.empty())
     count_link_bytes(c, src, dst, bytes);
+}
+
+sg4::CommPtr start_flow(Ctx& c, int src, int dst, std::uint64_t bytes)
+{
+  count_flow(c, src, dst, bytes);
   return sg4::Comm::sendto_async(c.platform.gpus[src], c.platform.gpus[dst], bytes);
+}
+
+/// Starts `flows` from the calling actor and waits for all of them.
+void send_and_wait(Ctx& c, const std::vector<Flow>& flows)
+{
+  std::vector<sg4::CommPtr> comms;
+  comms.reserve(flows.size());
+  for (const auto& f : flows)
+    comms.push_back(start_flow(c, f.src, f.dst, f.bytes));
+  sg4::Comm::wait_all(comms);
+}
+
+/// One round of flows, all started at the same simulated instant.
+///
+/// Why large rounds take another path: SimGrid 3.32 detaches every host-to-host comm (Comm::sendto_init), which parks
+/// it on the maestro's std::list of activities, and removes it from there by value when it finishes
+/// (CommImpl::finish: maestro->activities_.remove(this)). Each completion thus scans every comm still in flight, so a
+/// round of K flows costs O(K^2): a 1,024-GPU all-to-all's 10^5 node-pair flows spent over 90 % of the run in that
+/// scan (perf, issue 19). Mailbox comms are not detached: they sit in the lists of their own sender and receiver
+/// actors only. So a large round is carried by one short-lived actor per sending GPU and one per receiving GPU, each
+/// holding only its own flows. The network sees the same flows, between the same hosts, started at the same instant.
+void run_round(Ctx& c, const Round& round)
+{
+  constexpr std::size_t DIRECT_FLOWS = 1024; // up to here the quadratic scan costs less than creating actors
+  if (round.flows.size() <= DIRECT_FLOWS) {
+    send_and_wait(c, round.flows);
+    return;
+  }
+  // An actor's own list is scanned whole on every removal too (std::list::remove), so a GPU with many flows gets
+  // several sending (or receiving) actors of PER_ACTOR comms each; PER_ACTOR grows with the round so that no more
+  // than ~8,192 actors exist at once (each has a stack and a guard page: the kernel's map count is finite).
+  const std::size_t PER_ACTOR = std::max<std::size_t>(16, round.flows.size() / 4096);
+  static int token = 0;
+  std::map<int, std::size_t> incoming;          // receiving GPU -> flows it receives
+  std::map<int, std::vector<const Flow*>> sent; // sending GPU -> its flows
+  for (const auto& f : round.flows) {
+    ++incoming[f.dst];
+    sent[f.src].push_back(&f);
+  }
+  auto inbox = [](int rank) { return sg4::Mailbox::by_name("round-in" + std::to_string(rank)); };
+  std::vector<sg4::ActorPtr> actors;
+  actors.reserve(2 * round.flows.size() / PER_ACTOR + incoming.size() + sent.size());
+  for (const auto& [dst, count] : incoming)
+    for (std::size_t first = 0; first < count; first += PER_ACTOR)
+      actors.push_back(sg4::Actor::create("round-recv", c.platform.gpus[dst],
+                                          [mbox = inbox(dst), n = std::min(PER_ACTOR, count - first)] {
+                                            std::vector<int*> got(n, nullptr);
+                                            std::vector<sg4::CommPtr> comms;
+                                            comms.reserve(n);
+                                            for (auto& g : got)
+                                              comms.push_back(mbox->get_async<int>(&g));
+                                            sg4::Comm::wait_all(comms);
+                                          }));
+  for (const auto& [src, flows] : sent)
+    for (std::size_t first = 0; first < flows.size(); first += PER_ACTOR) {
+      std::vector<const Flow*> mine(flows.begin() + static_cast<long>(first),
+                                    flows.begin() + static_cast<long>(std::min(flows.size(), first + PER_ACTOR)));
+      actors.push_back(sg4::Actor::create("round-send", c.platform.gpus[src], [&c, &inbox, mine = std::move(mine)] {
+        std::vector<sg4::CommPtr> comms;
+        comms.reserve(mine.size());
+        for (const Flow* f : mine) {
+          count_flow(c, f->src, f->dst, f->bytes);
+          comms.push_back(inbox(f->dst)->put_async(&token, f->bytes));
+        }
+        sg4::Comm::wait_all(comms);
+      }));
+    }
+  for (auto& a : actors)
+    a->join();
 }
 
 /// Runs one collective on every group of its kind; returns the simulated seconds it took.
 double run_collective(Ctx& c, const CommOp& op)
 {
   const double t0  = sg4::Engine::get_clock();
-  const auto rounds = schedule_collective(op.collective, op.algo, c.layout.groups(op.group), op.bytes, c.fidelity,
-                                          c.topo->gpus_per_node);
+  auto rounds = schedule_collective(op.collective, op.algo, c.layout.groups(op.group), op.bytes, c.fidelity,
+                                    c.topo->gpus_per_node);
+  if (c.fidelity == Fidelity::FAST && c.shape.merge_node_pairs)
+    merge_node_pairs(rounds, c.topo->gpus_per_node);
   for (const auto& round : rounds) {
-    std::vector<sg4::CommPtr> comms;
-    comms.reserve(round.flows.size());
     double alpha = 0;
-    for (const auto& f : round.flows) {
-      comms.push_back(start_flow(c, f.src, f.dst, f.bytes));
+    for (const auto& f : round.flows)
       alpha = std::max(alpha, hop_latency(c, f));
-    }
-    sg4::Comm::wait_all(comms);
+    run_round(c, round);
     if (round.extra_latency_terms > 0)
       sg4::this_actor::sleep_for(round.extra_latency_terms * alpha);
   }
@@ -225,7 +298,6 @@ double run_ops(Ctx& c, const std::vector<Op>& ops, PhaseReport& r, bool overlapp
   return sg4::Engine::get_clock() - t0;
 }
 
-/// Data-parallel step: all micro-batches, the last backward possibly overlapped with flagged collectives.
 /// Compute spans of a data-parallel step starting at t0: forward and backward of each micro-batch (the first 16
 /// one by one, the rest as one span, so a 1,000-step accumulation stays a small trace).
 void record_micro_batches(Ctx& c, double t0, int accum, double f, double b)
@@ -241,6 +313,7 @@ void record_micro_batches(Ctx& c, double t0, int accum, double f, double b)
              t0 + accum * (f + b));
 }
 
+/// Data-parallel step: all micro-batches, the last backward possibly overlapped with flagged collectives.
 void run_data_parallel_compute(Ctx& c, const PhasePlan& phase, PhaseReport& r)
 {
   const int accum = std::max(1, c.shape.grad_accumulation);
@@ -427,6 +500,9 @@ std::unique_ptr<sg4::Engine> make_engine(const Topology& topo)
   // system threads as contexts keep its stack bookkeeping exact. Same simulation, only slower.
   sg4::Engine::set_config("contexts/factory:thread");
 #endif
+  // ccsim's actors are shallow (no recursion, no large locals): 256 KiB stacks instead of SimGrid's 8 MiB let the
+  // thousands of short-lived actors of a large round fit in memory.
+  sg4::Engine::set_config("contexts/stack-size:256");
   configure_network_model(topo);
   return engine;
 }

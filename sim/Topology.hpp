@@ -63,6 +63,12 @@ struct Topology {
   double node_uplink_bytes_per_s() const { return nic_bytes_per_s * nic_count; }
   /// One-way latency of an inter-node message between two GPUs: intra port out + NIC + fabric + NIC + intra port in.
   double inter_node_latency_s() const;
+  /// Whether FAST fidelity may merge the flows between two nodes (sim::merge_node_pairs): no per-flow cap, and GPU
+  /// ports that cannot be slower than the node's uplink.
+  bool node_pair_flows_mergeable() const
+  {
+    return !per_flow_bytes_per_s && intra_bytes_per_s >= node_uplink_bytes_per_s();
+  }
   double intra_node_latency_s() const { return 2 * intra_latency_s; }
 };
 
