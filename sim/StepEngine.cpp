@@ -205,9 +205,9 @@ void run_round(Ctx& c, const Round& round)
     return;
   }
   // An actor's own list is scanned whole on every removal too (std::list::remove), so a GPU with many flows gets
-  // several sending (or receiving) actors of PER_ACTOR comms each; PER_ACTOR grows with the round so that no more
-  // than ~8,192 actors exist at once (each has a stack and a guard page: the kernel's map count is finite).
-  const std::size_t PER_ACTOR = std::max<std::size_t>(16, round.flows.size() / 4096);
+  // several sending (or receiving) actors of PER_ACTOR comms each; PER_ACTOR grows with the round so that a GPU never
+  // needs more than ~8 actors per side (a 1,024-GPU exact all-to-all: 1,023 flows per GPU, 128 per actor).
+  const std::size_t PER_ACTOR = std::max<std::size_t>(16, round.flows.size() / 8192);
   static int token = 0;
   std::map<int, std::size_t> incoming;          // receiving GPU -> flows it receives
   std::map<int, std::vector<const Flow*>> sent; // sending GPU -> its flows
@@ -500,9 +500,11 @@ std::unique_ptr<sg4::Engine> make_engine(const Topology& topo)
   // system threads as contexts keep its stack bookkeeping exact. Same simulation, only slower.
   sg4::Engine::set_config("contexts/factory:thread");
 #endif
-  // ccsim's actors are shallow (no recursion, no large locals): 256 KiB stacks instead of SimGrid's 8 MiB let the
-  // thousands of short-lived actors of a large round fit in memory.
+  // ccsim's actors are shallow (no recursion, no large locals): 256 KiB stacks instead of SimGrid's 8 MiB, and no
+  // guard page (each costs the process two kernel memory maps, and a 16,384-GPU round runs 32,768 actors: the
+  // default 65,530 maps would not do).
   sg4::Engine::set_config("contexts/stack-size:256");
+  sg4::Engine::set_config("contexts/guard-size:0");
   configure_network_model(topo);
   return engine;
 }
