@@ -21,6 +21,9 @@ struct Platform {
   std::vector<simgrid::s4u::Link*> gpu_ports;  // split-duplex intra-node port of each GPU
   std::vector<simgrid::s4u::Link*> fabric_links; // core / leaf uplinks (oversubscribed fabrics)
   int gpus_per_node = 1;
+  /// Every node's intra-node ports are alike (same bandwidth and latency), so a round of intra-node flows that is
+  /// the same on every node takes the same time on each. Whatever makes one node's ports differ must clear it.
+  bool identical_nodes = true;
   int node_of(int rank) const { return rank / gpus_per_node; }
 };
 
