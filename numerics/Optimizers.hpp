@@ -43,6 +43,11 @@ protected:
 
 /// sgd, adam, lamb, onebit-adam, naive-1bit-adam, onebit-lamb, lamb-basic-1bit, slamb, topk-lamb, randk-lamb
 /// (numerics/LayerwiseOptimizers.hpp for the last five). Unknown names or keys throw std::invalid_argument.
+/// adam and naive-1bit-adam apply hyper "adam_variant" (an AdamVariant index; apex when absent); onebit-adam's
+/// warm-up is DeepSpeed adam.py's own apex-form Adam without bias correction. Like onebit-lamb, onebit-adam uses
+/// every gradient: DeepSpeed's first step() only initialises (adam.py l.241–245) but counts towards freeze_step, so
+/// at the same freeze_step ccsim makes one warm-up update more (freeze_step against freeze_step - 1); both compress
+/// from call freeze_step + 1. To replay a DeepSpeed run, drop its first gradient and pass freeze_step - 1.
 /// The compressors run their kernels on `kernels` (a static set, or one that outlives the optimizer); the dense
 /// optimizers compress nothing and call none.
 std::unique_ptr<DistributedOptimizer> make_distributed_optimizer(const std::string& name, const TensorLayout& layout,
