@@ -39,7 +39,7 @@ const std::vector<TrainParamSpec>& train_param_specs()
       {"beta1", "first-moment decay (sgd: momentum)", {0, 1}, false, concat({{"sgd"}, DATA_PARALLEL})},
       {"beta2", "second-moment decay", {0, 0.999999}, false, DATA_PARALLEL},
       {"eps", "added to sqrt(v)", {0, 1, true}, false, DATA_PARALLEL},
-      {"weight_decay", "decoupled weight decay", {0, 10}, false, concat({DATA_PARALLEL, SHARDED, PIPELINE})},
+      {"weight_decay", "weight decay, added to the update (adam_variant=torch: to the gradient)", {0, 10}, false, concat({DATA_PARALLEL, SHARDED, PIPELINE})},
       {"bias_correction", "1 = Adam's bias correction, 0 = none (BertAdam); default 0 with apex, 1 with torch/adamw",
        {0, 1}, true, ADAM_FORMULA},
       {"adam_variant", "Adam's formula: apex (legacy fused Adam, the default), torch (Adam, L2) or adamw",
