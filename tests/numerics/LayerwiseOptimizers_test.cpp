@@ -147,7 +147,7 @@ TEST_CASE("OnebitLamb: its compressed allreduce keeps the previous output in the
           "[numerics]")
 {
   // The padding behaviour itself is held to its closed form in CompressedAllreduce_test.cpp; here, that 1-bit LAMB
-  // asks for DeepSpeed lamb.py's choice and 1-bit Adam for adam.py's.
+  // asks for DeepSpeed lamb.py's choice (1-bit Adam keeps the default, fresh zeros, as adam.py does).
   OnebitLamb lamb(LAYOUT, 16, 4, {{"freeze_step", 1}}, true);
   CHECK(lamb.allreduce().padding_tail() == PaddingTail::PREVIOUS_OUTPUT);
 }
