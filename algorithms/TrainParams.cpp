@@ -5,6 +5,7 @@
 #include "sim/io/JsonInput.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -24,6 +25,7 @@ List concat(std::initializer_list<List> parts)
 const List ONEBIT_LAMB  = {"onebit-lamb", "lamb-basic-1bit"};
 const List SPARSE_LAMB  = {"slamb", "topk-lamb", "randk-lamb"};
 const List ADAMS        = {"adam", "onebit-adam", "naive-1bit-adam"};
+const List ADAM_FORMULA = {"adam", "naive-1bit-adam"}; // 1-bit Adam keeps DeepSpeed's own formula
 const List LAMBS        = concat({{"lamb"}, ONEBIT_LAMB, SPARSE_LAMB});
 const List DATA_PARALLEL = concat({ADAMS, LAMBS});
 const List SHARDED      = {"megatron-dp", "sdp4bit", "qwd", "qw", "tlq", "tlq-hs", "ulq", "zeropp"};
@@ -37,8 +39,12 @@ const std::vector<TrainParamSpec>& train_param_specs()
       {"beta1", "first-moment decay (sgd: momentum)", {0, 1}, false, concat({{"sgd"}, DATA_PARALLEL})},
       {"beta2", "second-moment decay", {0, 0.999999}, false, DATA_PARALLEL},
       {"eps", "added to sqrt(v)", {0, 1, true}, false, DATA_PARALLEL},
-      {"weight_decay", "decoupled weight decay", {0, 10}, false, concat({DATA_PARALLEL, SHARDED, PIPELINE})},
-      {"bias_correction", "1 = Adam's bias correction, 0 = none (BertAdam)", {0, 1}, true, {"adam", "naive-1bit-adam"}},
+      {"weight_decay", "weight decay, added to the update (adam_variant=torch: to the gradient)", {0, 10}, false, concat({DATA_PARALLEL, SHARDED, PIPELINE})},
+      {"bias_correction", "1 = Adam's bias correction, 0 = none (BertAdam); default 0 with apex, 1 with torch/adamw",
+       {0, 1}, true, ADAM_FORMULA},
+      {"adam_variant", "Adam's formula: apex (legacy fused Adam, the default), torch (Adam, L2) or adamw",
+       {0, static_cast<double>(numerics::adam_variant_names().size() - 1)}, true, ADAM_FORMULA,
+       numerics::adam_variant_names()},
       {"freeze_step", "last warm-up step: the variance freezes after it", {1, 1e9}, true,
        concat({{"onebit-adam"}, ONEBIT_LAMB})},
       {"c_min", "lower clip of LAMB's trust ratio", {0, 1e6}, false, LAMBS},
@@ -66,6 +72,24 @@ const TrainParamSpec* find_train_param(const std::string& key)
     if (s.key == key)
       return &s;
   return nullptr;
+}
+
+double parse_train_param(const TrainParamSpec& spec, const std::string& text)
+{
+  if (spec.choices.empty())
+    return io::parse_number(text, spec.range, "--param " + spec.key);
+  const auto it = std::find(spec.choices.begin(), spec.choices.end(), text);
+  if (it == spec.choices.end())
+    throw io::InputError("--param " + spec.key, "",
+                         fmt::format("{} is not one of: {}", io::echo(text), fmt::join(spec.choices, ", ")));
+  return static_cast<double>(it - spec.choices.begin());
+}
+
+std::string train_param_values(const TrainParamSpec& spec)
+{
+  if (!spec.choices.empty())
+    return fmt::format("{}", fmt::join(spec.choices, "|"));
+  return fmt::format("[{:g}, {:g}]{}", spec.range.lo, spec.range.hi, spec.integer ? ", whole" : "");
 }
 
 bool train_param_applies(const TrainParamSpec& spec, const std::string& algorithm)

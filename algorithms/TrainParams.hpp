@@ -17,6 +17,9 @@ struct TrainParamSpec {
   io::Range range;
   bool integer = false;
   std::vector<std::string> algorithms; // the algorithms whose update reads this key
+  /// A word parameter (adam_variant=torch): the words it takes. numerics::Hyper holds numbers, so the value travels
+  /// as the word's index, and `range` is [0, choices.size() - 1], whole.
+  std::vector<std::string> choices = {};
 };
 
 /// Every train parameter, in help order.
@@ -24,6 +27,13 @@ const std::vector<TrainParamSpec>& train_param_specs();
 
 /// The spec of `key`, or nullptr when no algorithm reads it.
 const TrainParamSpec* find_train_param(const std::string& key);
+
+/// The value of `--param key=text`: one of spec.choices (as its index) for a word parameter, else a number in
+/// spec.range. Anything else throws io::InputError("--param <key>", "", ...).
+double parse_train_param(const TrainParamSpec& spec, const std::string& text);
+
+/// The range or the words `key` takes, for the help text: "[0, 10]", "[1, 1e+09], whole", "apex|torch|adamw".
+std::string train_param_values(const TrainParamSpec& spec);
 
 /// Whether `algorithm`'s update reads `key`.
 bool train_param_applies(const TrainParamSpec& spec, const std::string& algorithm);

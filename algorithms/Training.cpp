@@ -73,8 +73,10 @@ TrainResult train(const TrainConfig& c)
   const workloads::ProxyModel& model = *model_ptr;
   numerics::Hyper hyper = c.hyper;
   hyper.emplace("lr", 0.003);
+  // Without bias correction by default (BertAdam, DeepSpeed's 1-bit optimizers), except for torch's Adam and AdamW,
+  // which always correct (numerics/Optimizers.hpp, AdamVariant).
   if (c.algorithm != "sgd" && c.algorithm != "lamb")
-    hyper.emplace("bias_correction", 0.0);
+    hyper.emplace("bias_correction", numerics::hyper_or(hyper, "adam_variant", 0) == 0 ? 0.0 : 1.0);
   // Warm-ups as the plans assume: 15 % for 1-bit Adam (§7.1), 16.7 % for 1-bit LAMB (SLAMB §5.1, Li et al.).
   if (c.algorithm == "onebit-adam" && hyper.count("freeze_step") == 0)
     hyper["freeze_step"] = static_cast<double>(std::max(1, c.steps * 15 / 100));

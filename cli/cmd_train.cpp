@@ -40,7 +40,7 @@ std::string param_help()
 {
   std::string text = "parameter key=value (repeatable):";
   for (const auto& s : algorithms::train_param_specs())
-    text += fmt::format("\n  {} in [{:g}, {:g}]{}: {}", s.key, s.range.lo, s.range.hi, s.integer ? ", whole" : "", s.doc);
+    text += fmt::format("\n  {} in {}: {}", s.key, algorithms::train_param_values(s), s.doc);
   return text;
 }
 
@@ -133,7 +133,7 @@ int cmd_train(const std::vector<std::string>& args)
       if (!used)
         throw io::InputError("--param", "", fmt::format("{} is not read by {} (ccsim train --help lists the keys)",
                                                         io::echo(k), vm["algorithm"].as<std::string>()));
-      hyper[k] = io::parse_number(v, spec->range, "--param " + k);
+      hyper[k] = algorithms::parse_train_param(*spec, v);
     }
   const int workers = static_cast<int>(*integer_flag(vm, "workers", io::range::kWorkers));
   const int steps   = static_cast<int>(*integer_flag(vm, "steps", io::range::kSteps));

@@ -6,9 +6,11 @@
 
 namespace ccsim::numerics {
 
-CompressedAllreduce::CompressedAllreduce(std::size_t numel, std::size_t workers, const CompressionKernels& kernels)
+CompressedAllreduce::CompressedAllreduce(std::size_t numel, std::size_t workers, const CompressionKernels& kernels,
+                                         PaddingTail tail)
     : layout_(numel, workers),
       kernels_(&kernels),
+      tail_(tail),
       worker_error_(workers, std::vector<float>(layout_.padded_numel(), 0.0f)),
       server_error_(workers, std::vector<float>(layout_.chunk_numel(), 0.0f)),
       worker_bits_(workers, std::vector<std::uint8_t>(layout_.padded_numel() / 8)),
@@ -17,17 +19,22 @@ CompressedAllreduce::CompressedAllreduce(std::size_t numel, std::size_t workers,
       server_bits_(workers, std::vector<std::uint8_t>(layout_.chunk_numel() / 8)),
       padded_(layout_.padded_numel()),
       chunk_(layout_.chunk_numel()),
-      result_(layout_.padded_numel())
+      result_(layout_.padded_numel(), 0.0f) // PREVIOUS_OUTPUT's tail before the first call
 {
 }
 
 void CompressedAllreduce::run(std::vector<float*>& buffers)
 {
   const std::size_t W = layout_.workers(), N = layout_.padded_numel(), C = layout_.chunk_numel();
-  // Phase 1, worker side: pad with zeros (before the error is added, so the tail carries error), compress.
+  // Phase 1, worker side: pad (before the error is added, so the tail carries error), compress. The tail is zeros
+  // or the last output, which every worker holds alike (PaddingTail in the header says whose choice each is).
+  const auto tail = static_cast<long>(layout_.numel());
   for (std::size_t w = 0; w < W; ++w) {
     std::copy(buffers[w], buffers[w] + layout_.numel(), padded_.begin());
-    std::fill(padded_.begin() + static_cast<long>(layout_.numel()), padded_.end(), 0.0f);
+    if (tail_ == PaddingTail::ZEROS)
+      std::fill(padded_.begin() + tail, padded_.end(), 0.0f);
+    else
+      std::copy(result_.begin() + tail, result_.end(), padded_.begin() + tail);
     worker_scale_[w] =
         kernels_->compress_with_feedback(padded_.data(), worker_error_[w].data(), N, worker_bits_[w].data());
   }

@@ -12,15 +12,35 @@
 
 namespace ccsim::numerics {
 
+/// What the padding slots (numel .. padded_numel, OnebitLayout) of each call's input hold. The slots carry error
+/// feedback either way; what differs is the value the error is added to, so the two choices give different scales
+/// and signs — and different trajectories — whenever numel is not a multiple of W·lcm(W, 8). Each follows the
+/// DeepSpeed optimizer it serves, so ccsim's trajectories can be compared with DeepSpeed's step by step.
+enum class PaddingTail {
+  /// A fresh zero tail every call. DeepSpeed's 1-bit Adam: nccl.py compressed_allreduce l.65–67 pads a new
+  /// torch.cat copy of the momentum with zeros, and l.165–166 returns the unpadded slice (adam.py l.211 keeps it).
+  ZEROS,
+  /// The previous call's decompressed output (zeros before the first call). DeepSpeed's 1-bit LAMB: lamb.py
+  /// l.264–284 fuses every momentum and a zero "dummy_exp_avg" of the padding length into one flat buffer of the
+  /// padded length, which l.315–316 hands to nccl.py to reduce in place (no padding copy: the sizes already match,
+  /// l.65) and overwrite whole (l.161). Nothing else writes the dummy slots (the momentum update, scaling and
+  /// unscaling touch the parameters' momenta only), so each call starts from the last call's output there.
+  /// DeepSpeed's initialisation step reduces the all-zero buffer once with throw-away errors (l.294–313), which
+  /// leaves zeros. Line numbers are of deepspeedai/DeepSpeed at edaa722.
+  PREVIOUS_OUTPUT,
+};
+
 class CompressedAllreduce {
 public:
   /// The compress / accumulate / unpack kernels run on `kernels` (a static set, or one that outlives this object).
-  CompressedAllreduce(std::size_t numel, std::size_t workers, const CompressionKernels& kernels = cpu_kernels());
+  CompressedAllreduce(std::size_t numel, std::size_t workers, const CompressionKernels& kernels = cpu_kernels(),
+                      PaddingTail tail = PaddingTail::ZEROS);
 
   /// buffers[w] (numel values each) are replaced by the same compressed average. Error state persists.
   void run(std::vector<float*>& buffers);
 
   const OnebitLayout& layout() const { return layout_; }
+  PaddingTail padding_tail() const { return tail_; }
   const std::vector<float>& worker_error(std::size_t w) const { return worker_error_[w]; }
   const std::vector<float>& server_error(std::size_t r) const { return server_error_[r]; }
   /// Bytes one worker has put on the wire so far, counted from the packed buffers themselves: the chunks of its
@@ -36,6 +56,7 @@ public:
 private:
   OnebitLayout layout_;
   const CompressionKernels* kernels_;
+  PaddingTail tail_;
   std::vector<std::vector<float>> worker_error_; // padded length each, fp32 (tail carries error too, §1.4)
   std::vector<std::vector<float>> server_error_; // chunk length each
   std::vector<std::vector<std::uint8_t>> worker_bits_;
@@ -44,7 +65,7 @@ private:
   std::vector<std::vector<std::uint8_t>> server_bits_; // chunk/8 bytes each
   std::vector<float> padded_;                          // scratch: one worker's compensated buffer
   std::vector<float> chunk_;                           // scratch: one server's averaged chunk
-  std::vector<float> result_;                          // scratch: the all-gathered, decompressed result
+  std::vector<float> result_;                          // the all-gathered, decompressed result (its tail is kept)
   std::uint64_t bytes_sent_ = 0;
 };
 

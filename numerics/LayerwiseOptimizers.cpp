@@ -22,7 +22,7 @@ long seg(std::size_t v) { return static_cast<long>(v); }
 OnebitLamb::OnebitLamb(TensorLayout layout, std::size_t n, std::size_t workers, const Hyper& h, bool adapt_ratio,
                        const CompressionKernels& kernels)
     : layout_(std::move(layout)), n_(n), workers_(workers), h_(h), adapt_(adapt_ratio), state_(workers),
-      ar_(n, workers, kernels),
+      ar_(n, workers, kernels, PaddingTail::PREVIOUS_OUTPUT), // lamb.py's fused buffer keeps its padding
       freeze_(static_cast<long>(get(h, "freeze_step", 100))), c_avg_(layout_.size(), 0.0), last_factor_(layout_.size(), 1.0),
       scaling_(layout_.size(), 1.0f)
 {
@@ -98,18 +98,29 @@ void OnebitLamb::step(std::vector<Vec>& params, const std::vector<Vec>& grads)
       auto m        = s.m.segment(seg(t.offset), seg(t.size));
       m /= scaling_[l];
       auto x        = params[w].segment(seg(t.offset), seg(t.size));
-      const Vec denom = (s.v.segment(seg(t.offset), seg(t.size)).array().sqrt() + static_cast<float>(eps)).matrix();
-      const Vec update = (m.array() / denom.array()).matrix() + static_cast<float>(wd) * x;
+      const Vec denom   = (s.v.segment(seg(t.offset), seg(t.size)).array().sqrt() + static_cast<float>(eps)).matrix();
+      const Vec prelim  = (m.array() / denom.array()).matrix();
+      const Vec update  = prelim + static_cast<float>(wd) * x;
       double coeff = c_avg_[l];
       if (adapt_) {
         // Lines 15–19 with lamb.py's choices: reconstructed gradient, fresh variance, ratio on sqrt(v) with eps,
-        // max over elements, clipped to [r_min, r_max] then to ±r_threshold of the last ratio.
+        // max over elements, blended towards 1 by weight decay's share of the update, clipped to [r_min, r_max]
+        // then to ±r_threshold of the last ratio.
         const Vec g_rec = (m - static_cast<float>(b1) * m_prev[w].segment(seg(t.offset), seg(t.size))) / static_cast<float>(1 - b1);
         auto vf         = v_fresh_[w].segment(seg(t.offset), seg(t.size));
         vf              = static_cast<float>(b2) * vf + static_cast<float>(1 - b2) * g_rec.cwiseProduct(g_rec);
         // Every worker holds the same m, m_prev and fresh variance, so worker 0's ratio is everyone's.
         if (w == 0) {
-          double factor   = (denom.array() / (vf.array().sqrt() + static_cast<float>(eps))).maxCoeff();
+          double factor = (denom.array() / (vf.array().sqrt() + static_cast<float>(eps))).maxCoeff();
+          if (wd > 0) {
+            // DeepSpeed lamb.py l.354–357 (deepspeedai/DeepSpeed edaa722), compression stage only: the variance ratio
+            // speaks for the Adam part of the update, not for the decay term, so it is blended towards 1 by
+            // r = min(1, ||m/denom|| / ||m/denom + wd·x||): factor = factor·r + (1 - r), before the clips of
+            // l.358–365. A zero update norm gives torch 0/0 = NaN and Python's min(1.0, NaN) = 1.0: factor unchanged.
+            const double un = update.norm();
+            const double r  = un > 0 ? std::min(1.0, static_cast<double>(prelim.norm()) / un) : 1.0;
+            factor          = factor * r + (1.0 - r);
+          }
           factor          = std::clamp(factor, r_min, r_max);
           last_factor_[l] = std::clamp(factor, last_factor_[l] * (1 - r_thr), last_factor_[l] * (1 + r_thr));
         }

@@ -2,6 +2,14 @@
 // Layer-wise optimizers with compressed or sparse communication, for N in-process workers.
 //   OnebitLamb  — 1-bit LAMB Algorithm 1 (adapt_ratio = true), with DeepSpeed lamb.py's choices where the paper
 //                 is silent (notes §4); adapt_ratio = false is "LAMB + basic 1-bit" (§3.4, A.4): c frozen too.
+//                 As in lamb.py: with weight decay the coefficient ratio is blended towards 1 by the decay's share
+//                 of the update (l.354–357), and the fused momentum's padding slots keep the previous compressed
+//                 output (PaddingTail::PREVIOUS_OUTPUT, numerics/CompressedAllreduce.hpp).
+//                 One difference remains, by design: DeepSpeed's first step() only initialises (lamb.py l.374–377,
+//                 adam.py l.241–245 for 1-bit Adam) and ignores its gradient, yet counts towards freeze_step, so it
+//                 makes freeze_step - 1 warm-up updates; ccsim uses every gradient and makes freeze_step of them.
+//                 Both compress from call freeze_step + 1 on. To replay a DeepSpeed run, drop its first gradient and
+//                 pass freeze_step - 1.
 //   Slamb       — SLAMB Algorithm 1 with the reference implementation's per-element blending (notes §6).
 //   SparseLamb  — top-k or shared random-k sparsified gradients with error feedback, then LAMB.
 // Each takes the kernel set its compression runs on (numerics/CompressionKernels.hpp; the CPU's by default), a
@@ -20,6 +28,7 @@ public:
   std::string phase() const override { return steps_ < freeze_ ? "warmup" : "compressed"; }
   const std::vector<double>& c_avg() const { return c_avg_; }
   const std::vector<double>& ratios() const { return last_factor_; }
+  const CompressedAllreduce& allreduce() const { return ar_; }
 
 private:
   TensorLayout layout_;

@@ -22,19 +22,40 @@ std::uint64_t ring_allreduce_bytes(std::size_t numel, std::size_t workers)
   return workers < 2 ? 0 : 2ull * (workers - 1) * 4ull * numel / workers;
 }
 
+const std::vector<std::string>& adam_variant_names()
+{
+  static const std::vector<std::string> names = {"apex", "torch", "adamw"};
+  return names;
+}
+
 void adam_update(Vec& x, const Vec& g, AdamState& s, double lr, double b1, double b2, double eps, double wd,
-                 bool bias_correction)
+                 bool bias_correction, AdamVariant variant)
 {
   if (s.m.size() == 0)
     s.m = Vec::Zero(x.size()), s.v = Vec::Zero(x.size());
   ++s.step;
-  s.m = static_cast<float>(b1) * s.m + static_cast<float>(1 - b1) * g;
-  s.v = static_cast<float>(b2) * s.v + static_cast<float>(1 - b2) * g.cwiseProduct(g);
-  double step_lr = lr;
-  if (bias_correction)
-    step_lr = lr * std::sqrt(1 - std::pow(b2, s.step)) / (1 - std::pow(b1, s.step));
-  const Vec update = (s.m.array() / (s.v.array().sqrt() + static_cast<float>(eps))).matrix() + static_cast<float>(wd) * x;
-  x -= static_cast<float>(step_lr) * update;
+  if (variant == AdamVariant::APEX) {
+    // apex fused_adam_cuda_kernel.cu, ADAM_MODE_1: one step size carries both corrections and the decay.
+    s.m = static_cast<float>(b1) * s.m + static_cast<float>(1 - b1) * g;
+    s.v = static_cast<float>(b2) * s.v + static_cast<float>(1 - b2) * g.cwiseProduct(g);
+    double step_lr = lr;
+    if (bias_correction)
+      step_lr = lr * std::sqrt(1 - std::pow(b2, s.step)) / (1 - std::pow(b1, s.step));
+    const Vec update = (s.m.array() / (s.v.array().sqrt() + static_cast<float>(eps))).matrix() + static_cast<float>(wd) * x;
+    x -= static_cast<float>(step_lr) * update;
+    return;
+  }
+  // torch.optim.Adam / AdamW (torch/optim/adam.py, _single_tensor_adam): Adam's L2 penalty enters the gradient,
+  // AdamW's decay shrinks x before the step; eps is added to the bias-corrected sqrt(v).
+  const Vec g_used = variant == AdamVariant::TORCH ? Vec(g + static_cast<float>(wd) * x) : g;
+  if (variant == AdamVariant::ADAMW)
+    x *= static_cast<float>(1 - lr * wd);
+  s.m = static_cast<float>(b1) * s.m + static_cast<float>(1 - b1) * g_used;
+  s.v = static_cast<float>(b2) * s.v + static_cast<float>(1 - b2) * g_used.cwiseProduct(g_used);
+  const double bc1      = bias_correction ? 1 - std::pow(b1, s.step) : 1.0;
+  const double bc2_sqrt = bias_correction ? std::sqrt(1 - std::pow(b2, s.step)) : 1.0;
+  const Vec denom = ((s.v.array().sqrt() / static_cast<float>(bc2_sqrt)) + static_cast<float>(eps)).matrix();
+  x -= static_cast<float>(lr / bc1) * (s.m.array() / denom.array()).matrix();
 }
 
 void lamb_update(Vec& x, const Vec& g, AdamState& s, const TensorLayout& layout, double lr, double b1, double b2,
@@ -69,6 +90,15 @@ double get(const Hyper& h, const char* key, double fallback)
   return hyper_or(h, key, fallback);
 }
 
+/// hyper["adam_variant"] (an index into adam_variant_names(); apex when absent).
+AdamVariant adam_variant(const Hyper& h)
+{
+  const double v = get(h, "adam_variant", 0);
+  if (!(v == 0 || v == 1 || v == 2))
+    throw std::invalid_argument("adam_variant must be 0 (apex), 1 (torch) or 2 (adamw)");
+  return static_cast<AdamVariant>(static_cast<int>(v));
+}
+
 /// Uncompressed data parallelism: average the gradients (fp32 ring allreduce bytes), then each worker updates.
 class Dense : public DistributedOptimizer {
 public:
@@ -88,7 +118,8 @@ public:
         params[w] -= static_cast<float>(get(h_, "lr", 0.01)) * state_[w].m;
       } else if (kind_ == "adam") {
         adam_update(params[w], g, state_[w], get(h_, "lr", 1e-3), get(h_, "beta1", 0.9), get(h_, "beta2", 0.999),
-                    get(h_, "eps", 1e-8), get(h_, "weight_decay", 0), get(h_, "bias_correction", 1) != 0);
+                    get(h_, "eps", 1e-8), get(h_, "weight_decay", 0), get(h_, "bias_correction", 1) != 0,
+                    adam_variant(h_));
       } else {
         lamb_update(params[w], g, state_[w], layout_, get(h_, "lr", 1e-3), get(h_, "beta1", 0.9), get(h_, "beta2", 0.999),
                     get(h_, "eps", 1e-6), get(h_, "weight_decay", 0), get(h_, "c_min", 0.01), get(h_, "c_max", 0.3));
@@ -171,7 +202,8 @@ public:
     ar_.run(bufs);
     for (std::size_t w = 0; w < workers_; ++w)
       adam_update(params[w], g[w], state_[w], get(h_, "lr", 1e-3), get(h_, "beta1", 0.9), get(h_, "beta2", 0.999),
-                  get(h_, "eps", 1e-8), get(h_, "weight_decay", 0), get(h_, "bias_correction", 1) != 0);
+                  get(h_, "eps", 1e-8), get(h_, "weight_decay", 0), get(h_, "bias_correction", 1) != 0,
+                  adam_variant(h_));
     bytes_ = ar_.bytes_sent_per_worker();
   }
 
@@ -189,10 +221,11 @@ std::unique_ptr<DistributedOptimizer> make_distributed_optimizer(const std::stri
 {
   static const std::vector<std::string> keys = {"lr",    "beta1", "beta2",       "beta3",   "eps", "weight_decay",
                                                 "bias_correction", "c_min", "c_max", "freeze_step", "r_min", "r_max",
-                                                "r_threshold", "k", "H", "seed"};
+                                                "r_threshold", "k", "H", "seed", "adam_variant"};
   for (const auto& [k, _] : hyper)
     if (std::find(keys.begin(), keys.end(), k) == keys.end())
       throw std::invalid_argument("unknown optimizer parameter '" + k + "'");
+  adam_variant(hyper); // a bad variant fails here, not at the first step
   std::size_t n = 0;
   for (const auto& t : layout)
     n = std::max(n, t.offset + t.size);

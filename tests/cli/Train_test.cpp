@@ -92,6 +92,20 @@ TEST_CASE("ccsim train: an unknown algorithm or parameter is one error line and 
   CHECK(p.exit_code == 2);
   CHECK(line_count(p.err) == 1);
   CHECK(p.err.find("colour") != std::string::npos);
+  // A word parameter takes only its words (algorithms/TrainParams.cpp): not another word, not its index.
+  for (const char* value : {"keras", "2", ""}) {
+    const auto v = run_ccsim(std::string("train --algorithm adam --steps 2 --param adam_variant=") + value);
+    INFO("adam_variant=" << value);
+    CHECK(v.exit_code == 2);
+    CHECK(line_count(v.err) == 1);
+    CHECK(v.err.find("--param") != std::string::npos);
+  }
+  const auto v = run_ccsim("train --algorithm adam --steps 2 --param adam_variant=keras");
+  CHECK(v.err.find("ccsim: --param adam_variant: 'keras' is not one of: apex, torch, adamw") != std::string::npos);
+  // 1-bit Adam keeps DeepSpeed's own formula, so the key is not one of its parameters.
+  const auto o = run_ccsim("train --algorithm onebit-adam --steps 2 --param adam_variant=torch");
+  CHECK(o.exit_code == 2);
+  CHECK(line_count(o.err) == 1);
 }
 
 TEST_CASE("ccsim train: AQ-SGD's time curve prices its fp32 first epoch and its compressed steps as simulated", "[cli]")

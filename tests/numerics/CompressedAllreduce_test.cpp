@@ -142,3 +142,43 @@ TEST_CASE("CompressedAllreduce: bytes sent per worker / counted from the packed 
   CHECK(ar.bytes_sent_per_worker() == 432);
   CHECK(ar.layout().wire_bytes_per_worker() == 216);
 }
+
+TEST_CASE("CompressedAllreduce: the padding holds zeros or the previous output, and the second call shows which",
+          "[numerics]")
+{
+  // W = 2, n = 15: padded to 16 = 2·lcm(2, 8), one padding slot (index 15, the last element of server 1's chunk).
+  // Both workers send x = ±1 (same signs), twice; s1 = sqrt(15/16) = 0.96824584.
+  // Call 1 (tail 0 in both modes): worker scale s1 (RMS over 16 slots), sign(0) = +; worker error ±(1 - s1) on the
+  //   real slots, 0 - s1 = -s1 on the padding. Every server chunk is ±s1 exactly: output ±s1, padding output +s1.
+  // Call 2, compensated input: real slots ±(1 + 1 - s1) = ±(2 - s1); the padding slot
+  //   ZEROS:           0 - s1 = -s1 -> scale sqrt((15(2 - s1)² + s1²)/16) = 1.02789986, padding sign -
+  //   PREVIOUS_OUTPUT: s1 - s1 = 0  -> scale s1·(2 - s1)                    = 0.99899167, padding sign +
+  // and the servers (errors ~0 after call 1, all magnitudes equal) pass the worker scale through: output ±scale.
+  // (python3, float64.) fp32: 1e-6 relative.
+  struct Case {
+    PaddingTail tail;
+    double magnitude;
+    int padding_bit; // 1 = non-negative (OnebitPack: 0 -> +1)
+  };
+  for (const Case c : {Case{PaddingTail::ZEROS, 1.0278998555, 0}, Case{PaddingTail::PREVIOUS_OUTPUT, 0.9989916731, 1}}) {
+    const std::size_t W = 2, n = 15;
+    CompressedAllreduce ar(n, W, cpu_kernels(), c.tail);
+    REQUIRE(ar.layout().padded_numel() == 16);
+    std::vector<float> sign(n);
+    for (std::size_t i = 0; i < n; ++i)
+      sign[i] = i % 3 == 0 ? -1.0f : 1.0f;
+    std::vector<std::vector<float>> x;
+    for (int call = 0; call < 2; ++call) {
+      x.assign(W, sign);
+      std::vector<float*> bufs = {x[0].data(), x[1].data()};
+      ar.run(bufs);
+    }
+    INFO("tail " << (c.tail == PaddingTail::ZEROS ? "ZEROS" : "PREVIOUS_OUTPUT"));
+    CHECK(ar.worker_scale(0) == Approx(c.magnitude).epsilon(1e-6));
+    for (std::size_t w = 0; w < W; ++w)
+      for (std::size_t i = 0; i < n; ++i)
+        CHECK(x[w][i] == Approx(sign[i] * c.magnitude).epsilon(1e-6));
+    // Server 1's chunk is slots 8..15, one byte, first slot in the MSB: the padding slot is its least significant bit.
+    CHECK((ar.server_bits(1)[0] & 1) == c.padding_bit);
+  }
+}

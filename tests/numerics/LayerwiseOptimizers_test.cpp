@@ -100,3 +100,54 @@ TEST_CASE("Slamb: with k = 1 and H = 1 every coordinate is synchronised so worke
   CHECK((x[0] - x0).norm() > 0);
   CHECK(opt.bytes_sent_per_worker() == 4 * ring_allreduce_bytes(16, 3) + 4 * ring_allreduce_bytes(16, 3));
 }
+
+namespace {
+/// 1-bit LAMB on one 16-element tensor, 2 workers with equal gradients, every vector ±v along one sign pattern: the
+/// compressed allreduce is then exact (16 = 2·lcm(2, 8), no padding; equal magnitudes need no scale error), so each
+/// element follows the scalar recursion worked out below.
+struct OneLayerRun {
+  double factor, x;
+};
+OneLayerRun one_layer_onebit_lamb(double wd)
+{
+  const TensorLayout layout = {{"w", 0, 16}};
+  const Hyper h = {{"lr", 0.01},        {"eps", 1e-6},  {"weight_decay", wd}, {"freeze_step", 1},
+                   {"r_min", 0.01},     {"r_max", 100}, {"r_threshold", 100}};
+  OnebitLamb opt(layout, 16, 2, h, /*adapt_ratio=*/true);
+  Vec sign(16);
+  for (long i = 0; i < 16; ++i)
+    sign[i] = i % 3 == 0 ? -1.0f : 1.0f;
+  std::vector<Vec> x(2, 2.0f * sign);
+  opt.step(x, {sign, sign});               // warm-up, g = 1
+  opt.step(x, {3.0f * sign, 3.0f * sign}); // compressed, g = 3
+  REQUIRE(opt.phase() == "compressed");
+  REQUIRE((x[0] - x[1]).norm() == 0);
+  return {opt.ratios()[0], x[0][1]}; // element 1 has sign +1
+}
+} // namespace
+
+TEST_CASE("OnebitLamb: weight decay blends the coefficient ratio towards 1 as DeepSpeed's lamb.py does", "[numerics]")
+{
+  // Scalars along the sign pattern; b1 0.9, b2 0.999, b3 0.9, eps 1e-6, lr 0.01, wd 5, x0 = 2, clips wide open.
+  // Warm-up (g = 1): m1 = 0.1, v1 = 0.001, d = sqrt(v1) + eps = 0.031623777; u1 = m1/d + wd·x0 = 13.1623;
+  //   c1 = x0/u1 = 0.15195054 (inside [0.01, 0.3]); c_avg = 0.1·c1; x1 = x0 - lr·c1·u1 = x0·(1 - lr) = 1.98.
+  // Compressed (g = 3): m2 = 0.9·0.1 + 0.1·3 = 0.39; reconstructed g = (m2 - 0.9·m1)/0.1 = 3;
+  //   fresh v = 0.999·0.001 + 0.001·9 = 0.009999; factor = d/(sqrt(0.009999) + eps) = 0.31625042.
+  //   prelim = m2/d = 12.332493, update = prelim + wd·x1 = 22.232493, r = min(1, prelim/update) = 0.55470581,
+  //   blended factor = 0.31625042·r + (1 - r) = 0.62072014; x2 = x1 - lr·c_avg·factor·update = 1.97790306.
+  //   Without the blend: factor 0.31625042, x2 = 1.97893163. (python3, float64.) fp32: 1e-5 relative.
+  const auto decayed = one_layer_onebit_lamb(5.0);
+  CHECK(decayed.factor == Approx(0.6207201361).epsilon(1e-5));
+  CHECK(decayed.x == Approx(1.9779030588).epsilon(1e-6));
+  // With no decay there is nothing to blend: the ratio is the plain variance ratio (it does not depend on x).
+  CHECK(one_layer_onebit_lamb(0.0).factor == Approx(0.3162504164).epsilon(1e-5));
+}
+
+TEST_CASE("OnebitLamb: its compressed allreduce keeps the previous output in the padding, as lamb.py's fused buffer does",
+          "[numerics]")
+{
+  // The padding behaviour itself is held to its closed form in CompressedAllreduce_test.cpp; here, that 1-bit LAMB
+  // asks for DeepSpeed lamb.py's choice (1-bit Adam keeps the default, fresh zeros, as adam.py does).
+  OnebitLamb lamb(LAYOUT, 16, 4, {{"freeze_step", 1}}, true);
+  CHECK(lamb.allreduce().padding_tail() == PaddingTail::PREVIOUS_OUTPUT);
+}

@@ -33,6 +33,53 @@ TEST_CASE("adam_update: without bias correction the first step is lr·0.1g/(sqrt
   CHECK(x[0] == Approx(-0.1 / std::sqrt(0.001))); // -3.1623
 }
 
+TEST_CASE("adam_update: apex, torch and adamw take one step to their own closed forms", "[numerics]")
+{
+  // x = (1, -2), g = (0.2, -0.05), lr 0.1, b1 0.9, b2 0.999, eps 0.01 (large, so where it sits shows), wd 0.5, t = 1,
+  // bias correction on. After one step m = 0.1·g', v = 0.001·g'² for the gradient g' each variant feeds the moments.
+  //  apex:  s = lr·sqrt(1-b2)/(1-b1) = sqrt(0.001); x -= s·(0.1g/(sqrt(0.001)|g| + eps) + wd·x)
+  //         x0 = 1 - sqrt(0.001)·(0.02/(0.2·sqrt(0.001) + 0.01) + 0.5)          = 0.945446023
+  //         x1 = -2 - sqrt(0.001)·(-0.005/(0.05·sqrt(0.001) + 0.01) - 1)         = -1.954724517
+  //  torch: g' = g + wd·x = (0.7, -1.05); m̂ = g', sqrt(v̂) = |g'|; x -= lr·g'/(|g'| + eps)
+  //         x0 = 1 - 0.1·0.7/0.71 = 0.901408451,  x1 = -2 + 0.1·1.05/1.06 = -1.900943396
+  //  adamw: x = x·(1 - lr·wd) = (0.95, -1.9), then x -= lr·g/(|g| + eps)
+  //         x0 = 0.95 - 0.1·0.2/0.21 = 0.854761905,  x1 = -1.9 + 0.1·0.05/0.06 = -1.816666667
+  // (python3: the three lines above evaluated in float64.) fp32 arithmetic: 1e-6 relative.
+  struct Case {
+    AdamVariant variant;
+    double x0, x1;
+  };
+  for (const Case c : {Case{AdamVariant::APEX, 0.9454460230, -1.9547245174},
+                       Case{AdamVariant::TORCH, 0.9014084507, -1.9009433962},
+                       Case{AdamVariant::ADAMW, 0.8547619048, -1.8166666667}}) {
+    Vec x(2), g(2);
+    x << 1, -2;
+    g << 0.2f, -0.05f;
+    AdamState s;
+    adam_update(x, g, s, 0.1, 0.9, 0.999, 0.01, 0.5, /*bias_correction=*/true, c.variant);
+    INFO("variant " << adam_variant_names()[static_cast<std::size_t>(c.variant)]);
+    CHECK(x[0] == Approx(c.x0).epsilon(1e-6));
+    CHECK(x[1] == Approx(c.x1).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("make_distributed_optimizer: adam_variant selects the formula of Adam's update", "[numerics]")
+{
+  // The same one-step case through the distributed wrapper (2 workers, equal gradients, so the average is g):
+  // adam_variant 1 = torch gives x0 = 1 - 0.1·0.7/0.71 (above), and an index past adamw is rejected.
+  const Hyper h = {{"lr", 0.1}, {"eps", 0.01}, {"weight_decay", 0.5}, {"adam_variant", 1}};
+  auto opt      = make_distributed_optimizer("adam", {{"x", 0, 2}}, 2, h);
+  Vec x0(2), g0(2);
+  x0 << 1, -2;
+  g0 << 0.2f, -0.05f;
+  std::vector<Vec> x(2, x0);
+  opt->step(x, {g0, g0});
+  CHECK(x[1][0] == Approx(0.9014084507).epsilon(1e-6));
+  Hyper bad = h;
+  bad["adam_variant"] = 3;
+  CHECK_THROWS_AS(make_distributed_optimizer("adam", {{"x", 0, 2}}, 2, bad), std::invalid_argument);
+}
+
 TEST_CASE("lamb_update: the trust ratio ||x||/||u|| is clipped into (c_min / c_max) per tensor", "[numerics]")
 {
   // Two tensors. After one step (no bias correction in LAMB's moments here) u = m/sqrt(v) = 0.1g/(sqrt(0.001)|g|)
