@@ -1,0 +1,251 @@
+// Issue 11's contract under attack: every preset (topologies, workloads, experiments), mutated at every JSON pointer
+// (type swaps, deletions, extremes, overflow, 1e999, NaN, bad UTF-8, huge and non-UTF-8 keys, 100,000-deep nesting,
+// truncation; tests/support/Mutations.hpp), either loads with every number in range or is rejected with one
+// InputError line naming the file. Then a deterministic sample of the topology and workload mutations goes through
+// `ccsim simulate` end to end: exit 0 with finite numbers, or exit 2 with one `ccsim: ` line — never a crash, a
+// hang, another exit code or a multi-line reject.
+#include "cli/Experiment.hpp"
+#include "sim/Topology.hpp"
+#include "sim/Workload.hpp"
+#include "sim/io/JsonInput.hpp"
+#include "tests/support/Mutations.hpp"
+#include "tests/support/Processes.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+namespace fs = std::filesystem;
+using ccsim::test::Mutation;
+using ccsim::test::mutations_of;
+
+namespace {
+
+std::vector<fs::path> presets(const std::string& kind)
+{
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(fs::path(ccsim::io::data_dir()) / kind))
+    if (e.path().extension() == ".json")
+      out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+nlohmann::json read_preset(const fs::path& p)
+{
+  std::ifstream in(p);
+  return nlohmann::json::parse(in);
+}
+
+void write_bytes(const std::string& path, const std::string& text)
+{
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+struct Tally {
+  int accepted = 0, rejected = 0;
+};
+
+/// Loads every mutation of every preset of `kind` with `load`; each must load or throw a one-line InputError that
+/// names the file.
+Tally mutate_in_process(const std::string& kind, const std::function<void(const std::string&)>& load)
+{
+  Tally t;
+  const std::string path = (ccsim::test::temp_dir() / ("mutated-" + kind + ".json")).string();
+  for (const auto& preset : presets(kind)) {
+    for (const auto& m : mutations_of(read_preset(preset))) {
+      write_bytes(path, m.text);
+      INFO(preset.filename().string() << " " << m.label);
+      try {
+        load(path);
+        ++t.accepted;
+      } catch (const ccsim::io::InputError& e) {
+        const std::string msg = e.what();
+        INFO(msg.substr(0, 300));
+        CHECK(msg.find('\n') == std::string::npos);
+        CHECK(msg.find(path) != std::string::npos);
+        CHECK(msg.size() < 2000);
+        ++t.rejected;
+      } catch (const std::exception& e) {
+        FAIL("not an InputError: " << e.what());
+      }
+    }
+  }
+  return t;
+}
+
+/// Every number in `v` finite (nlohmann writes NaN and inf as null, so a null where a number belongs shows too).
+bool all_finite(const nlohmann::json& v)
+{
+  if (v.is_number())
+    return std::isfinite(v.get<double>());
+  if (v.is_structured())
+    for (const auto& c : v)
+      if (!all_finite(c))
+        return false;
+  return true;
+}
+
+struct CliRun {
+  int exit_code;
+  std::string out, err;
+};
+
+/// Runs ccsim with a 60 s limit; a hang is killed and reported as exit -1.
+CliRun run_limited(const std::vector<std::string>& args)
+{
+  const auto out = (ccsim::test::temp_dir() / "mut-out.txt").string();
+  const auto err = (ccsim::test::temp_dir() / "mut-err.txt").string();
+  const pid_t pid = ccsim::test::start_ccsim(args, out, err);
+  const bool done = ccsim::test::wait_until([&] { return ccsim::test::process_gone(pid); }, 60);
+  if (!done)
+    kill(pid, SIGKILL);
+  const int code = ccsim::test::wait_exit(pid);
+  return {done ? code : -1, ccsim::test::read_file(out), ccsim::test::read_file(err)};
+}
+
+/// Runs a deterministic sample of about `count` mutations of every preset of `kind` through `simulate`, the file
+/// passed with `flag`, the other inputs in `rest`.
+using RestArgs = std::function<std::vector<std::string>(const nlohmann::json& preset)>;
+
+void mutate_on_command_line(const std::string& kind, const std::string& flag, const RestArgs& rest_of,
+                            std::size_t count)
+{
+  struct Case {
+    std::string preset;
+    Mutation m;
+    std::vector<std::string> rest;
+  };
+  const std::string path = (ccsim::test::temp_dir() / ("cli-" + kind + ".json")).string();
+  std::vector<Case> all;
+  for (const auto& preset : presets(kind)) {
+    // The unmutated preset must run, or the sample tests nothing.
+    const auto doc  = read_preset(preset);
+    const auto rest = rest_of(doc);
+    write_bytes(path, doc.dump(1));
+    std::vector<std::string> args = {"simulate", flag, path, "--format", "json", "--quiet"};
+    args.insert(args.end(), rest.begin(), rest.end());
+    const auto base = run_limited(args);
+    INFO(preset.filename().string() << ": " << base.err);
+    REQUIRE(base.exit_code == 0);
+    for (auto& m : mutations_of(doc))
+      all.push_back({preset.filename().string(), std::move(m), rest});
+  }
+  // A prime stride walks across presets, pointers and kinds of mutation alike.
+  const std::size_t stride = std::max<std::size_t>(1, all.size() / count) | 1;
+  int ok = 0, rejected = 0;
+  for (std::size_t i = 0; i < all.size(); i += stride) {
+    const auto& [preset, m, rest] = all[i];
+    write_bytes(path, m.text);
+    std::vector<std::string> args = {"simulate", flag, path, "--format", "json", "--quiet"};
+    args.insert(args.end(), rest.begin(), rest.end());
+    const auto r = run_limited(args);
+    INFO(preset << " " << m.label << "\nstderr: " << r.err.substr(0, 600));
+    if (r.exit_code == 0) {
+      const auto doc = nlohmann::json::parse(r.out, nullptr, false);
+      REQUIRE_FALSE(doc.is_discarded());
+      CHECK(all_finite(doc));
+      CHECK(doc.at("step_time_s").get<double>() > 0);
+      ++ok;
+    } else {
+      CHECK(r.exit_code == 2);
+      CHECK(ccsim::test::line_count(r.err) == 1);
+      CHECK(r.err.rfind("ccsim: ", 0) == 0);
+      ++rejected;
+    }
+  }
+  WARN(kind << ": " << ok << " mutations ran, " << rejected << " were rejected with one line");
+  CHECK(rejected > 0);
+}
+
+} // namespace
+
+TEST_CASE("Mutated presets: every topology mutation loads in range or is one line naming the file", "[mutation]")
+{
+  const auto t = mutate_in_process("topologies", [](const std::string& p) { (void)ccsim::sim::load_topology(p); });
+  WARN("topologies: " << t.accepted << " mutations loaded, " << t.rejected << " rejected");
+  CHECK(t.rejected > 1000); // the mutations are mostly wrong on purpose; a loader accepting them all is broken
+}
+
+TEST_CASE("Mutated presets: every workload mutation loads in range or is one line naming the file", "[mutation]")
+{
+  const auto t = mutate_in_process("workloads", [](const std::string& p) { (void)ccsim::sim::load_workload(p); });
+  WARN("workloads: " << t.accepted << " mutations loaded, " << t.rejected << " rejected");
+  CHECK(t.rejected > 1000);
+}
+
+TEST_CASE("Mutated presets: every experiment mutation loads in range or is one line naming the file", "[mutation]")
+{
+  const auto t = mutate_in_process("experiments", [](const std::string& p) { (void)ccsim::cli::load_experiment(p); });
+  WARN("experiments: " << t.accepted << " mutations loaded, " << t.rejected << " rejected");
+  CHECK(t.rejected > 1000);
+}
+
+TEST_CASE("Mutated presets: simulate on mutated topologies exits 0 with finite numbers or 2 with one line",
+          "[mutation]")
+{
+  // Up to 8 GPUs, as many as the preset holds (v100x1-native has one).
+  const RestArgs rest = [](const nlohmann::json& topo) {
+    const int gpus = std::min(8, topo.at("gpus_per_node").get<int>() * topo.at("max_nodes").get<int>());
+    return std::vector<std::string>{"--workload",   "bert-large", "--algorithm",    "onebit-adam",
+                                    "--gpus",       std::to_string(gpus), "--micro-batch", "16",
+                                    "--global-batch", std::to_string(16 * gpus)};
+  };
+  mutate_on_command_line("topologies", "--topology", rest, 250);
+}
+
+TEST_CASE("Mutated presets: simulate on mutated workloads exits 0 with finite numbers or 2 with one line",
+          "[mutation]")
+{
+  const RestArgs rest = [](const nlohmann::json&) {
+    return std::vector<std::string>{"--topology", "a100x8-ib100", "--algorithm", "onebit-lamb", "--gpus",   "8",
+                                    "--micro-batch", "2",        "--global-batch", "16",        "--tp", "1", "--pp", "1"};
+  };
+  mutate_on_command_line("workloads", "--workload", rest, 250);
+}
+
+TEST_CASE("Mutated flags: every numeric or choice flag given a bad value exits 2 with one line", "[mutation]")
+{
+  // Each command with valid inputs that finish fast, and the flags whose values are mutated.
+  struct Command {
+    std::vector<std::string> base;
+    std::vector<std::string> flags;
+  };
+  const std::vector<Command> commands = {
+      {{"simulate", "--topology", "v100x8-ib100", "--workload", "bert-large", "--algorithm", "onebit-adam", "--gpus",
+        "16", "--micro-batch", "16", "--global-batch", "256", "--quiet"},
+       {"--gpus", "--global-batch", "--micro-batch", "--tp", "--pp", "--bandwidth-gbps", "--latency-us", "--fidelity",
+        "--network-model", "--time-limit", "--format", "--algorithm", "--topology", "--workload"}},
+      {{"collective", "--topology", "w1-ring100g", "--gpus", "8", "-b", "1M", "-e", "1M", "--quiet"},
+       {"--gpus", "-b", "-e", "-f", "--op", "--bandwidth-gbps", "--latency-us"}},
+      {{"train", "--algorithm", "adam", "--steps", "2", "--workers", "2", "--global-batch", "8", "--quiet"},
+       {"--steps", "--workers", "--global-batch", "--seed", "--model", "--backend", "--time-limit"}},
+      {{"advise", "--topology", "v100x8-ib100", "--workload", "bert-large", "--gpus", "16", "--quiet"},
+       {"--jobs", "--epoch-samples", "--gpus", "--bandwidth-gbps"}},
+      {{"bench-kernels", "--bytes", "4096", "--repeats", "1"}, {"--bytes", "--repeats", "--backend"}},
+  };
+  // Not one of these is a valid value for any flag above.
+  const std::vector<std::string> bad = {"-1",   "nan",   "inf", "-inf", "1e999", "18446744073709551616",
+                                        "",     "abc",   "1x",  "0x10", "\xff\xfe",
+                                        std::string(100000, '9'), "1e400", "--"};
+  int runs = 0;
+  for (const auto& c : commands)
+    for (const auto& flag : c.flags)
+      for (const auto& value : bad) {
+        auto args = c.base;
+        args.push_back(flag);
+        args.push_back(value);
+        const auto r = run_limited(args);
+        INFO(args.front() << " " << flag << " '" << value.substr(0, 40) << "'\nstderr: " << r.err.substr(0, 600));
+        CHECK(r.exit_code == 2);
+        CHECK(ccsim::test::line_count(r.err) == 1);
+        CHECK(r.err.rfind("ccsim: ", 0) == 0);
+        ++runs;
+      }
+  WARN(runs << " bad flag values, each one line and exit 2");
+}
