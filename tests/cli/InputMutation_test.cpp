@@ -4,6 +4,7 @@
 // InputError line naming the file. Then a deterministic sample of the topology and workload mutations goes through
 // `ccsim simulate` end to end: exit 0 with finite numbers, or exit 2 with one `ccsim: ` line — never a crash, a
 // hang, another exit code or a multi-line reject.
+#include "cli/ConvergenceEvidence.hpp"
 #include "cli/Experiment.hpp"
 #include "sim/Topology.hpp"
 #include "sim/Workload.hpp"
@@ -183,6 +184,15 @@ TEST_CASE("Mutated presets: every experiment mutation loads in range or is one l
 {
   const auto t = mutate_in_process("experiments", [](const std::string& p) { (void)ccsim::cli::load_experiment(p); });
   WARN("experiments: " << t.accepted << " mutations loaded, " << t.rejected << " rejected");
+  CHECK(t.rejected > 1000);
+}
+
+TEST_CASE("Mutated presets: every mutation of the convergence evidence loads or is one line naming the file",
+          "[mutation]")
+{
+  const auto t = mutate_in_process("workloads/evidence",
+                                   [](const std::string& p) { (void)ccsim::cli::load_convergence_evidence(p); });
+  WARN("convergence evidence: " << t.accepted << " mutations loaded, " << t.rejected << " rejected");
   CHECK(t.rejected > 1000);
 }
 
