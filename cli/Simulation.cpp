@@ -99,7 +99,8 @@ nlohmann::json run_simulation(const SimulateRequest& req)
       continue;
     }
     const auto specs = algo->param_specs();
-    const auto spec  = std::find_if(specs.begin(), specs.end(), [&](const auto& s) { return s.key == key; });
+    const std::string& name = key; // clang 14 cannot capture a structured binding in a lambda
+    const auto spec  = std::find_if(specs.begin(), specs.end(), [&](const auto& s) { return s.key == name; });
     if (spec == specs.end()) {
       std::string accepted;
       for (const auto& spec : algo->param_specs())
