@@ -13,6 +13,7 @@ const std::vector<Command>& commands()
       {"train", cmd_train, "train a proxy model with N in-process workers (real compressors)"},
       {"bench-kernels", cmd_bench_kernels, "measure compression kernel throughput"},
       {"collective", cmd_collective, "simulate one collective over a size sweep, in nccl-tests' columns"},
+      {"calibrate", cmd_calibrate, "fit a topology's NIC bandwidth and latency to nccl-tests output"},
   };
   return table;
 }

@@ -2,11 +2,11 @@
 // (size count type redop root time algbw busbw #wrong, out-of-place and in-place) so a user can lay the simulated
 // table beside the one all_reduce_perf printed on the real cluster; `ccsim calibrate` reads the same text.
 #include "algorithms/CollectiveOps.hpp"
+#include "cli/CollectiveSweep.hpp"
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
 #include "cli/Progress.hpp"
 #include "cli/Simulation.hpp"
-#include "sim/MessageCount.hpp"
 #include "sim/StepEngine.hpp"
 #include "sim/io/JsonInput.hpp"
 
@@ -38,30 +38,6 @@ std::vector<std::uint64_t> sweep_sizes(std::uint64_t lo, std::uint64_t hi, std::
   for (std::uint64_t s = lo; s <= hi; s = factor > 1 ? s * factor : s + lo)
     sizes.push_back(s);
   return sizes;
-}
-
-/// The simulated times of every size, run in a forked child (SimGrid's Engine is one per process).
-nlohmann::json simulate_sweep(const sim::Topology& topo, const algorithms::CollectiveBench& bench, int gpus,
-                              const std::vector<std::uint64_t>& sizes, sim::Fidelity fidelity, bool with_kernels,
-                              const ProgressFn& on_progress)
-{
-  sim::StepShape shape;
-  shape.gpus          = gpus;
-  shape.dp            = gpus;
-  shape.gpus_per_node = topo.gpus_per_node;
-  shape.nodes         = (gpus + topo.gpus_per_node - 1) / topo.gpus_per_node;
-  shape.dp_per_node   = std::min(gpus, topo.gpus_per_node);
-  shape.merge_node_pairs = fidelity == sim::Fidelity::FAST && topo.node_pair_flows_mergeable();
-  std::vector<std::vector<sim::Op>> calls;
-  for (const auto bytes : sizes)
-    calls.push_back(algorithms::collective_bench_ops(bench, bytes, gpus, shape.dp_per_node));
-  return await_isolated(start_isolated_work([&] {
-    const std::uint64_t planned = sim::planned_messages(calls, shape, fidelity);
-    report_child_progress(0, planned);
-    const auto t = sim::simulate_calls(topo, shape, calls, fidelity, with_kernels,
-                                       [planned](std::uint64_t done) { report_child_progress(done, planned); });
-    return nlohmann::json{{"seconds", t.seconds}, {"events", t.events}, {"wall_s", t.wall_s}};
-  }), on_progress);
 }
 
 std::string bandwidth_text(double gbps)
@@ -127,10 +103,10 @@ int cmd_collective(const std::vector<std::string>& args)
                                          line.update(what, static_cast<double>(done), static_cast<double>(total), "messages");
                                        });
     const double bus  = algorithms::bus_bandwidth_factor(*bench, gpus);
-    wall_s += result["wall_s"].get<double>();
-    events += result["events"].get<std::uint64_t>();
+    wall_s += result.wall_s;
+    events += result.events;
     for (std::size_t i = 0; i < sizes.size(); ++i) {
-      const double t     = result["seconds"][i].get<double>();
+      const double t     = result.seconds[i];
       const double algbw = t > 0 ? static_cast<double>(sizes[i]) / 1e9 / t : 0; // GB/s = 1e9 bytes/s (nccl-tests)
       busbw_sum += algbw * bus;
       rows.push_back({{"ranks", gpus},

@@ -221,6 +221,11 @@ TEST_CASE("Mutated presets: simulate on mutated workloads exits 0 with finite nu
 
 TEST_CASE("Mutated flags: every numeric or choice flag given a bad value exits 2 with one line", "[mutation]")
 {
+  // calibrate's valid input: a W1 measurement as ccsim collective prints it.
+  const auto measured = ccsim::test::run_ccsim("collective --topology w1-ring100g --gpus 8 -b 1K -e 1M -f 32 --quiet");
+  REQUIRE(measured.exit_code == 0);
+  const std::string nccl_file  = ccsim::test::write_temp_file("flags-nccl.txt", measured.out);
+  const std::string calibrated = (ccsim::test::temp_dir() / "flags-calibrated.json").string();
   // Each command with valid inputs that finish fast, and the flags whose values are mutated.
   struct Command {
     std::vector<std::string> base;
@@ -238,11 +243,18 @@ TEST_CASE("Mutated flags: every numeric or choice flag given a bad value exits 2
       {{"advise", "--topology", "v100x8-ib100", "--workload", "bert-large", "--gpus", "16", "--quiet"},
        {"--jobs", "--epoch-samples", "--gpus", "--bandwidth-gbps"}},
       {{"bench-kernels", "--bytes", "4096", "--repeats", "1"}, {"--bytes", "--repeats", "--backend"}},
+      {{"calibrate", "--topology", "w1-ring100g", "--nccl-tests", nccl_file, "--out", calibrated},
+       {"--ranks", "--op", "--fidelity", "--format", "--nccl-tests", "--topology"}},
   };
   // Not one of these is a valid value for any flag above.
   const std::vector<std::string> bad = {"-1",   "nan",   "inf", "-inf", "1e999", "18446744073709551616",
                                         "",     "abc",   "1x",  "0x10", "\xff\xfe",
                                         std::string(100000, '9'), "1e400", "--"};
+  for (const auto& c : commands) { // each base command runs, so a rejection is the bad value's doing
+    const auto base = run_limited(c.base);
+    INFO(c.base.front() << ": " << base.err.substr(0, 600));
+    REQUIRE(base.exit_code == 0);
+  }
   int runs = 0;
   for (const auto& c : commands)
     for (const auto& flag : c.flags)

@@ -1,0 +1,152 @@
+// `ccsim calibrate`: a round trip through a known alpha-beta cluster (simulate the "measurement" with ccsim collective
+// on known NIC constants, fit from a base topology with other constants, recover the known ones), nccl-tests' own
+// text layout, and one-line errors for what it cannot use.
+#include "cli/NcclTestsText.hpp"
+#include "sim/io/JsonInput.hpp"
+#include "tests/support/RunCcsim.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+using ccsim::test::line_count;
+using ccsim::test::read_file;
+using ccsim::test::run_ccsim;
+using ccsim::test::temp_dir;
+using ccsim::test::write_temp_file;
+
+namespace {
+/// `ccsim collective` text turned into nccl-tests' own layout: its "# nThread" header and one "#  Rank" line per
+/// rank (how nccl-tests says how many ranks ran), no "# ccsim collective:" line, times rounded to 2 decimals as
+/// all_reduce_perf prints them.
+std::string as_nccl_tests(const std::string& ccsim_text, int ranks)
+{
+  std::ostringstream out;
+  out << "# nThread 1 nGpus 1 minBytes 4096 maxBytes 536870912 step: 8(factor) warmup iters: 5 iters: 20\n#\n"
+      << "# Using devices\n";
+  for (int r = 0; r < ranks; ++r)
+    out << "#  Rank " << r << " Group  0 Pid  " << 1000 + r << " on node" << r / 8 << " device  " << r % 8
+        << " [0x07] NVIDIA A100-SXM4-80GB\n";
+  std::istringstream in(ccsim_text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("# ccsim collective:", 0) == 0)
+      continue;
+    if (line.empty() || line[0] == '#') {
+      out << line << "\n";
+      continue;
+    }
+    std::istringstream cols(line);
+    std::vector<std::string> t;
+    for (std::string c; cols >> c;)
+      t.push_back(c);
+    char time[32];
+    std::snprintf(time, sizeof time, "%.2f", std::stod(t[5]));
+    out << t[0] << " " << t[1] << " " << t[2] << " " << t[3] << " " << t[4] << " " << time << " " << t[6] << " "
+        << t[7] << " 0 " << time << " " << t[10] << " " << t[11] << " 0\n";
+  }
+  return out.str();
+}
+} // namespace
+
+TEST_CASE("ccsim calibrate: recovers the NIC bandwidth and latency of a known alpha-beta cluster", "[cli]")
+{
+  // W1 measured at 40 Gbps and 7 us (collective's overrides), fitted from W1's own 100 Gbps and 1 us. ccsim prints
+  // times to 1 ns, so the fit can land within 1e-4 of the truth (issue 12 asks for 2 %).
+  const auto measured = run_ccsim("collective --topology w1-ring100g --gpus 64 -b 1K -e 1G -f 4 --bandwidth-gbps 40 "
+                                  "--latency-us 7 --quiet");
+  REQUIRE(measured.exit_code == 0);
+  const auto file = write_temp_file("w1-measured.txt", measured.out);
+  const auto out  = (temp_dir() / "w1-calibrated.json").string();
+  const auto r    = run_ccsim("calibrate --topology w1-ring100g --nccl-tests " + file + " --out " + out + " --format json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto d = nlohmann::json::parse(r.out);
+  CHECK(d["effective_gbps"].get<double>() == Approx(40).epsilon(1e-4));
+  CHECK(d["latency_us"].get<double>() == Approx(7).epsilon(1e-4));
+  CHECK(d["rms_relative_error"].get<double>() < 1e-5);
+  // The written topology carries them, says where they came from, and simulates the measurement back.
+  const auto topo = nlohmann::json::parse(read_file(out));
+  CHECK(topo["nic"]["effective_gbps"].get<double>() == Approx(40).epsilon(1e-4));
+  CHECK(topo["nic"]["source_calibration"].get<std::string>().find("w1-measured.txt") != std::string::npos);
+  const auto again = run_ccsim("collective --topology " + out + " --gpus 64 -b 1G -e 1G --format json --quiet");
+  REQUIRE(again.exit_code == 0);
+  // 2 (N-1) (S/N / (40e9/8) + 2 x 7 us), N = 64, S = 2^30: the alpha-beta closed form of the measured cluster.
+  const double expected_us = 2.0 * 63 * (1073741824.0 / 64 / 5e9 + 14e-6) * 1e6;
+  CHECK(nlohmann::json::parse(again.out)["rows"][0]["time_us"].get<double>() == Approx(expected_us).epsilon(1e-4));
+}
+
+TEST_CASE("ccsim calibrate: reads nccl-tests' own layout on an 8-GPU-per-node cluster", "[cli]")
+{
+  // a100x8-ib100 delivers 88 % of its nominal rate; measured at a nominal 50 Gbps and 9 us, the fit must find the
+  // delivered 44 Gbps and 9 us from a file that counts its ranks in "#  Rank" lines and rounds times to 10 ns.
+  const auto measured = run_ccsim("collective --topology a100x8-ib100 --gpus 32 -b 4K -e 512M -f 8 "
+                                  "--bandwidth-gbps 50 --latency-us 9 --quiet");
+  REQUIRE(measured.exit_code == 0);
+  const auto file = write_temp_file("a100-nccl.txt", as_nccl_tests(measured.out, 32));
+  const auto out  = (temp_dir() / "a100-calibrated.json").string();
+  const auto no_op = run_ccsim("calibrate --topology a100x8-ib100 --nccl-tests " + file + " --out " + out);
+  CHECK(no_op.exit_code == 2); // nccl-tests does not print the collective's name
+  CHECK(line_count(no_op.err) == 1);
+  CHECK(no_op.err.find("--op") != std::string::npos);
+  const auto r = run_ccsim("calibrate --topology a100x8-ib100 --nccl-tests " + file + " --out " + out +
+                           " --op all_reduce --format json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto d = nlohmann::json::parse(r.out);
+  CHECK(d["ranks"] == 32);
+  CHECK(d["effective_gbps"].get<double>() == Approx(44).epsilon(1e-3));
+  CHECK(d["latency_us"].get<double>() == Approx(9).epsilon(1e-3));
+}
+
+TEST_CASE("ccsim calibrate: a malformed nccl-tests file is one line naming the file and the line", "[cli]")
+{
+  const auto file = write_temp_file("broken-nccl.txt", "# ccsim collective: all_reduce on w1 (8 ranks, 1 per node)\n"
+                                                       "1024 256 float sum -1 12.5 0.1 0.1 0 12.5 0.1 0.1 0\n"
+                                                       "2048 512 float sum -1 nan 0.1 0.1 0 12.5 0.1 0.1 0\n");
+  const auto r = run_ccsim("calibrate --topology w1-ring100g --nccl-tests " + file + " --out " +
+                           (temp_dir() / "never.json").string());
+  CHECK(r.exit_code == 2);
+  CHECK(line_count(r.err) == 1);
+  CHECK(r.err.find("broken-nccl.txt: line 3") != std::string::npos);
+}
+
+TEST_CASE("ccsim calibrate: mutated nccl-tests lines load or are one InputError line naming the file", "[mutation]")
+{
+  const std::string good = "# ccsim collective: all_reduce on w1 (8 ranks, 1 per node)\n"
+                           "1024 256 float sum -1 12.5 0.1 0.1 0 12.5 0.1 0.1 0\n"
+                           "2048 512 float sum -1 14.5 0.1 0.1 0 14.5 0.1 0.1 0\n";
+  const std::vector<std::string> values = {"-1", "0", "nan", "inf", "1e999", "18446744073709551616", "",
+                                           "\xff\xfe", "x", std::string(100000, '7'), "1.5", "0x10"};
+  const auto path = (temp_dir() / "mutated-nccl.txt").string();
+  int rejected = 0;
+  for (std::size_t column = 0; column < 13; ++column)
+    for (const auto& v : values) {
+      std::istringstream in(good);
+      std::string text, line;
+      std::getline(in, line);
+      text = line + "\n";
+      std::getline(in, line);
+      std::istringstream cols(line);
+      std::vector<std::string> t;
+      for (std::string c; cols >> c;)
+        t.push_back(c);
+      t[column] = v;
+      for (const auto& c : t)
+        text += c + " ";
+      std::getline(in, line);
+      text += "\n" + line + "\n";
+      std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+      INFO("column " << column << " = '" << v.substr(0, 20) << "'");
+      try {
+        (void)ccsim::cli::read_nccl_tests(path);
+      } catch (const ccsim::io::InputError& e) {
+        const std::string msg = e.what();
+        CHECK(msg.find('\n') == std::string::npos);
+        CHECK(msg.find(path) != std::string::npos);
+        ++rejected;
+      }
+    }
+  CHECK(rejected >= 2 * static_cast<int>(values.size())); // every bad size and every bad time at least
+}
