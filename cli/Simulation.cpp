@@ -6,6 +6,7 @@
 #include "cli/RunControl.hpp"
 #include "cli/StepTraceJson.hpp"
 
+#include "algorithms/MemoryFootprint.hpp"
 #include "algorithms/PlanAlgorithm.hpp"
 #include "sim/MessageCount.hpp"
 #include "sim/StepEngine.hpp"
@@ -67,7 +68,8 @@ nlohmann::json phase_json(const sim::PhaseReport& r, double samples)
 nlohmann::json run_simulation(const SimulateRequest& req)
 {
   // --- inputs
-  sim::Topology topo = sim::load_topology(io::resolve_preset("topologies", req.topology, "--topology"));
+  const std::string topo_file = io::resolve_preset("topologies", req.topology, "--topology");
+  sim::Topology topo          = sim::load_topology(topo_file);
   sim::Workload work = sim::load_workload(io::resolve_preset("workloads", req.workload, "--workload"));
   const auto* algo   = algorithms::find_plan_algorithm(req.algorithm);
   if (algo == nullptr)
@@ -182,6 +184,27 @@ nlohmann::json run_simulation(const SimulateRequest& req)
   } catch (const std::invalid_argument& e) {
     throw io::InputError("--algorithm", "", fmt::format("{}: {}", req.algorithm, e.what()));
   }
+  // --- memory: a run that does not fit even with activation recomputation is an error (unless --allow-oom)
+  const auto mem          = algorithms::memory_footprint(*algo, work, s);
+  const double need_plain = mem.total_bytes(false), need_recompute = mem.total_bytes(true);
+  std::string fits        = "unknown (the topology has no gpu.memory_gb)";
+  if (topo.gpu.memory_bytes) {
+    const double cap = *topo.gpu.memory_bytes;
+    fits = need_plain <= cap ? "yes" : need_recompute <= cap ? "with activation recomputation" : "no";
+    if (fits == "no" && !req.allow_oom)
+      throw io::InputError(
+          topo_file, "/gpu/memory_gb",
+          fmt::format("{} on {} with tp {} pp {} dp {} needs {:.1f} GB per GPU even with activation recomputation "
+                      "(weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, compression buffers {:.1f}, activations "
+                      "{:.1f}) but the GPU has {:.0f} GB: raise --tp or --pp{}, or pass --allow-oom",
+                      algo->name(), work.name, s.tp, s.pp, s.dp, need_recompute / 1e9, mem.weights_bytes / 1e9,
+                      mem.gradients_bytes / 1e9, mem.optimizer_bytes / 1e9, mem.compression_bytes / 1e9,
+                      mem.activations_recompute_bytes / 1e9, cap / 1e9,
+                      algo->parallelism() == algorithms::Parallelism::SHARDED_DATA_PARALLEL ? ""
+                                                                                            : ", use a sharded algorithm"));
+  }
+  const bool recompute = fits == "with activation recomputation";
+
   sim::StepOptions options;
   options.busiest_links   = req.links;
   options.links_over_time = req.links || req.trace; // the trace's NIC counter tracks come from the same samples
@@ -223,6 +246,22 @@ nlohmann::json run_simulation(const SimulateRequest& req)
         {"optimizer_s", avg.optimizer_s},
         {"allreduce_ms", avg.allreduce_s * 1e3}}},
       {"bytes_per_gpu", {{"inter_node", avg.inter_node_bytes_per_gpu}, {"intra_node", avg.intra_node_bytes_per_gpu}}},
+      {"memory_gb_per_gpu", mem.total_bytes(recompute) / 1e9},
+      {"memory",
+       {{"fits", fits},
+        {"capacity_gb", topo.gpu.memory_bytes ? nlohmann::json(*topo.gpu.memory_bytes / 1e9) : nlohmann::json(nullptr)},
+        {"activation_recomputation", recompute},
+        {"gb_without_recomputation", need_plain / 1e9},
+        {"gb_with_recomputation", need_recompute / 1e9},
+        {"breakdown_gb",
+         {{"weights", mem.weights_bytes / 1e9},
+          {"gradients", mem.gradients_bytes / 1e9},
+          {"optimizer_states", mem.optimizer_bytes / 1e9},
+          {"compression_buffers", mem.compression_bytes / 1e9},
+          {"optimizer_step_temporaries", mem.step_transient_bytes / 1e9},
+          {"activations", mem.activations_bytes / 1e9},
+          {"activations_recomputed", mem.activations_recompute_bytes / 1e9}}},
+        {"activations_note", mem.activations_note}}},
       {"phases", phases},
       {"config",
        {{"topology", topo.name},

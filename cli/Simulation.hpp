@@ -29,6 +29,7 @@ struct SimulateRequest {
   std::string fidelity = "fast";             // "exact" | "fast"
   bool links = false;                        // add the busiest-links report and the per-link load over time
   bool trace = false;                        // add "trace": Chrome trace events of one step per phase
+  bool allow_oom = false;                    // simulate a run that does not fit the GPUs' memory (gpu.memory_gb)
 };
 
 /// Runs one simulation in this process and returns the `simulate --format json` document.

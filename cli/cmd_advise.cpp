@@ -70,6 +70,7 @@ int cmd_advise(const std::vector<std::string>& args)
   const std::string baseline = pipelined ? "fp32-pipeline" : (work.family == "gpt" ? "megatron-dp" : "adam");
 
   std::vector<nlohmann::json> results;
+  std::vector<nlohmann::json> cannot_run;
   std::vector<IsolatedRun> running;
   std::vector<std::string> running_names;
   Progress line("ccsim advise", progress);
@@ -79,8 +80,10 @@ int cmd_advise(const std::vector<std::string>& args)
       auto doc         = finish_isolated(running[i]);
       doc["algorithm"] = running_names[i];
       results.push_back(doc);
-    } catch (const io::InputError&) {
-      // this algorithm cannot run this configuration (e.g. batch not divisible): not a candidate
+    } catch (const io::InputError& e) {
+      // This algorithm cannot run this configuration (it does not fit the GPUs' memory, the batch does not divide):
+      // listed last with the reason.
+      cannot_run.push_back({{"algorithm", running_names[i]}, {"reason", e.problem()}});
     }
     running.erase(running.begin() + static_cast<long>(i));
     running_names.erase(running_names.begin() + static_cast<long>(i));
@@ -124,6 +127,8 @@ int cmd_advise(const std::vector<std::string>& args)
                           {"inter_node_bytes_per_gpu", r["bytes_per_gpu"]["inter_node"]},
                           {"intra_node_bytes_per_gpu", r["bytes_per_gpu"]["intra_node"]},
                           {"phases", r["phases"].size()},
+                          {"memory_gb_per_gpu", r["memory_gb_per_gpu"]},
+                          {"fits_memory", r["memory"]["fits"]},
                           {"converges", nullptr},
                           {"time_to_accuracy_h", nullptr}};
     if (ev != nullptr) {
@@ -150,7 +155,7 @@ int cmd_advise(const std::vector<std::string>& args)
   });
   if (format == Format::JSON) {
     std::cout << io::dump_json({{"baseline", baseline}, {"epoch_samples", epoch}, {"evidence_file", evidence_path},
-                                {"ranking", ranking}},
+                                {"ranking", ranking}, {"cannot_run", cannot_run}},
                                2)
               << "\n";
     return 0;
@@ -160,7 +165,7 @@ int cmd_advise(const std::vector<std::string>& args)
                            "speedup over {}\n",
                            work.name, vm["topology"].as<std::string>(), shape.gpus, epoch, evidence_path, baseline);
   Table t({"rank", "algorithm", "converges", "to accuracy (h)", "epoch (h)", "samples/s", "speedup (x)",
-           "inter-node per step (MB/GPU)", "why not"});
+           "memory (GB/GPU)", "inter-node per step (MB/GPU)", "why not"});
   int rank = 1;
   for (const auto& r : ranking) {
     const bool known = !r["converges"].is_null();
@@ -168,10 +173,12 @@ int cmd_advise(const std::vector<std::string>& args)
                known ? (r["converges"].get<bool>() ? "yes" : "no") : "no evidence",
                r["time_to_accuracy_h"].is_null() ? "-" : format_number(r["time_to_accuracy_h"].get<double>()),
                format_number(r["epoch_time_s"].get<double>() / 3600), format_number(r["samples_per_s"].get<double>()),
-               format_number(r["speedup"].get<double>(), 3),
+               format_number(r["speedup"].get<double>(), 3), format_number(r["memory_gb_per_gpu"].get<double>(), 3),
                format_number(r["inter_node_bytes_per_gpu"].get<double>() / 1e6),
                known && !r["converges"].get<bool>() ? r["evidence"]["reason"].get<std::string>() : ""});
   }
+  for (const auto& c : cannot_run)
+    t.add_row({"-", c["algorithm"].get<std::string>(), "", "", "", "", "", "", "", "cannot run: " + c["reason"].get<std::string>()});
   t.print(std::cout);
   return 0;
 }

@@ -47,6 +47,12 @@ void print_table(const nlohmann::json& doc)
   std::cout << fmt::format("throughput {:.4g} samples/s, {:.3g} TFLOP/s per GPU; simulated {} messages in {:.3f} s wall\n",
                            doc["samples_per_s"].get<double>(), doc["tflops_per_gpu"].get<double>(),
                            doc["sim"]["events"].get<std::uint64_t>(), doc["sim"]["wall_s"].get<double>());
+  const auto& mem = doc["memory"];
+  std::cout << fmt::format("memory {:.1f} GB per GPU{} (fits: {})\n", doc["memory_gb_per_gpu"].get<double>(),
+                           mem["activation_recomputation"].get<bool>() ? " with activation recomputation" : "",
+                           mem["capacity_gb"].is_null() ? mem["fits"].get<std::string>()
+                                                        : fmt::format("{} of {:.0f} GB", mem["fits"].get<std::string>(),
+                                                                      mem["capacity_gb"].get<double>()));
   if (doc.contains("links")) {
     Table l({"busiest link", "bytes (MB)", "utilisation (%)"});
     for (const auto& link : doc["links"])
@@ -75,6 +81,7 @@ int cmd_simulate(const std::vector<std::string>& args)
     ("fidelity", po::value<std::string>()->default_value("fast"), "exact (every ring round) or fast (bulk flows)")
     ("links", po::bool_switch(), "report the busiest links, and (JSON) every link's load per op over time")
     ("trace", po::value<std::string>()->value_name("FILE.json"), "write a Chrome trace (Perfetto, chrome://tracing) of one step per phase")
+    ("allow-oom", "simulate even when the run does not fit the GPUs' memory (gpu.memory_gb)")
     ("plot", po::value<std::string>()->value_name("DIR"), "with --links: draw the links x time heat map into DIR (PNG + SVG)");
   add_long_run_options(desc, /*time_limit=*/true);
   po::variables_map vm;
@@ -96,6 +103,7 @@ int cmd_simulate(const std::vector<std::string>& args)
   req.fidelity = choice_flag(vm, "fidelity", {"exact", "fast"});
   req.links    = vm["links"].as<bool>();
   req.trace    = vm.count("trace") != 0;
+  req.allow_oom = vm.count("allow-oom") != 0;
   if (vm.count("plot") != 0 && !req.links)
     throw io::InputError("--plot", "", "draws the link heat map: give --links too");
 

@@ -42,12 +42,15 @@ Topology load_topology(const std::string& path)
   t.software    = root.string_or("software", "");
 
   const auto gpu = root.object("gpu");
-  gpu.allow_only({"name", "sustained_tflops", "peak_tflops", "memory_gbps", "kernel_gbps", "kernel_efficiency"});
+  gpu.allow_only({"name", "sustained_tflops", "peak_tflops", "memory_gbps", "memory_gb", "kernel_gbps",
+                  "kernel_efficiency"});
   t.gpu.name               = gpu.string("name");
   t.gpu.sustained_flops    = gpu.number_in("sustained_tflops", io::range::kTflops) * 1e12;
   t.gpu.peak_flops         = gpu.number_in_or("peak_tflops", io::range::kTflops, t.gpu.sustained_flops / 1e12) * 1e12;
   t.gpu.memory_bytes_per_s = gpu.number_in("memory_gbps", io::range::kMemoryGbps) * 1e9; // GB/s (1e9 bytes/s)
   t.gpu.kernel_efficiency  = gpu.number_in_or("kernel_efficiency", io::range::kFraction, 0.5); // share of memory_gbps
+  if (gpu.has("memory_gb"))
+    t.gpu.memory_bytes = gpu.number_in("memory_gb", io::range::kGpuMemoryGb) * 1e9;
   if (const auto kernels = gpu.object_if("kernel_gbps")) {
     for (const auto& [name, value] : kernels->raw().items()) {
       if (io::is_note_key(name))

@@ -26,6 +26,7 @@ struct GpuSpec {
   double sustained_flops = 0;     // FLOP/s sustained on the model's math (compute fallback without a profile)
   double peak_flops = 0;          // FLOP/s peak (reporting)
   double memory_bytes_per_s = 0;  // HBM bandwidth
+  std::optional<double> memory_bytes; // HBM capacity (gpu.memory_gb); without it no run is checked for fit
   std::map<std::string, double> kernel_bytes_per_s; // compression kernel throughput (input bytes/s)
   double kernel_efficiency = 0.5; // kernels without an entry stream at this fraction of memory bandwidth
   /// Input bytes per second of a compression kernel on this GPU.
