@@ -51,7 +51,7 @@ template <typename T> nlohmann::json or_null(const std::optional<T>& v)
 
 nlohmann::json resolved_request(const SimulateRequest& r)
 {
-  return {{"hash_version", kConfigHashVersion},
+  nlohmann::json doc = {{"hash_version", kConfigHashVersion},
           {"topology", file_identity("topologies", r.topology)},
           {"workload", file_identity("workloads", r.workload)},
           {"algorithm", r.algorithm},
@@ -67,6 +67,18 @@ nlohmann::json resolved_request(const SimulateRequest& r)
           {"fidelity", r.fidelity},
           {"links", r.links},
           {"trace", r.trace}};
+  // Knobs added later enter only when set, so the hashes of results stored before them stay valid.
+  if (r.straggler_cv > 0 || !r.slow_gpus.empty()) {
+    doc["straggler_cv"]   = r.straggler_cv;
+    doc["straggler_seed"] = r.straggler_seed;
+    nlohmann::json slow   = nlohmann::json::object();
+    for (const auto& [rank, f] : r.slow_gpus)
+      slow[std::to_string(rank)] = f;
+    doc["slow_gpus"] = slow;
+  }
+  if (r.allow_oom)
+    doc["allow_oom"] = true;
+  return doc;
 }
 
 std::string config_hash(const SimulateRequest& request)

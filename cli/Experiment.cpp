@@ -16,7 +16,8 @@ namespace ccsim::cli {
 namespace {
 const std::vector<std::string> CONFIG_KEYS = {"topology", "workload", "algorithm",      "gpus",       "global_batch",
                                               "micro_batch", "tp",     "pp",             "bandwidth_gbps",
-                                              "latency_us",  "network_model", "fidelity", "params"};
+                                              "latency_us",  "network_model", "fidelity", "params",
+                                              "straggler_cv", "straggler_seed"};
 
 /// Applies one config key of `obj` (an object at `ptr` in `file`) to `req` and records it in `axes`.
 void apply_key(const io::JsonObject& obj, const std::string& key, SimulateRequest& req, nlohmann::json& axes)
@@ -46,6 +47,12 @@ void apply_key(const io::JsonObject& obj, const std::string& key, SimulateReques
     const double v = obj.number_in(key, key == "bandwidth_gbps" ? io::range::kLinkGbps : io::range::kLatencyUs);
     (key == "bandwidth_gbps" ? req.bandwidth_gbps : req.latency_us) = v;
     axes[key] = v;
+  } else if (key == "straggler_cv") {
+    req.straggler_cv = obj.number_in(key, io::range::kStragglerCv);
+    axes[key]        = req.straggler_cv;
+  } else if (key == "straggler_seed") {
+    req.straggler_seed = static_cast<std::uint64_t>(obj.integer_in(key, io::range::kSeed));
+    axes[key]          = req.straggler_seed;
   } else if (key == "params") {
     const auto p = obj.object(key);
     for (const auto& [k, v] : p.raw().items()) {
@@ -74,7 +81,7 @@ const std::vector<std::string>& known_metrics()
 {
   static const std::vector<std::string> m = {"samples_per_s", "step_time_s",   "tflops_per_gpu", "compute_s",
                                              "comm_s",        "exposed_comm_s", "compression_s", "optimizer_s",
-                                             "allreduce_ms",  "inter_node_bytes", "intra_node_bytes"};
+                                             "allreduce_ms",  "inter_node_bytes", "intra_node_bytes", "straggler_wait_s"};
   return m;
 }
 

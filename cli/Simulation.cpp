@@ -8,6 +8,7 @@
 
 #include "algorithms/MemoryFootprint.hpp"
 #include "algorithms/PlanAlgorithm.hpp"
+#include "sim/Stragglers.hpp"
 #include "sim/MessageCount.hpp"
 #include "sim/StepEngine.hpp"
 #include "sim/io/JsonInput.hpp"
@@ -205,7 +206,23 @@ nlohmann::json run_simulation(const SimulateRequest& req)
   }
   const bool recompute = fits == "with activation recomputation";
 
+  // --- stragglers: every GPU's compute speed (its node's, times its own) and the random per-step noise
+  sim::StragglerModel stragglers;
+  stragglers.cv   = io::check_range(req.straggler_cv, io::range::kStragglerCv, false, "--straggler-cv");
+  stragglers.seed = req.straggler_seed;
+  for (const auto& [node, o] : topo.nodes)
+    if (o.compute_scale != 1)
+      for (int g = node * topo.gpus_per_node; g < std::min(s.gpus, (node + 1) * topo.gpus_per_node); ++g)
+        stragglers.rank_scale[g] = o.compute_scale;
+  for (const auto& [rank, factor] : req.slow_gpus) {
+    if (rank >= s.gpus)
+      throw io::InputError("--slow-gpu", "", fmt::format("rank {} is not below --gpus {}", rank, s.gpus));
+    stragglers.rank_scale[rank] = factor * (stragglers.rank_scale.count(rank) ? stragglers.rank_scale[rank] : 1);
+  }
+  const auto straggling = stragglers.active() ? sim::straggler_effect(stragglers, s.gpus) : sim::StragglerEffect{};
+
   sim::StepOptions options;
+  options.compute_factor  = straggling.compute_factor;
   options.busiest_links   = req.links;
   options.links_over_time = req.links || req.trace; // the trace's NIC counter tracks come from the same samples
   options.trace_spans     = req.trace;
@@ -244,7 +261,8 @@ nlohmann::json run_simulation(const SimulateRequest& req)
         {"exposed_comm_s", avg.exposed_comm_s},
         {"compression_s", avg.compression_s},
         {"optimizer_s", avg.optimizer_s},
-        {"allreduce_ms", avg.allreduce_s * 1e3}}},
+        {"allreduce_ms", avg.allreduce_s * 1e3},
+        {"straggler_wait_s", 0.0}}},
       {"bytes_per_gpu", {{"inter_node", avg.inter_node_bytes_per_gpu}, {"intra_node", avg.intra_node_bytes_per_gpu}}},
       {"memory_gb_per_gpu", mem.total_bytes(recompute) / 1e9},
       {"memory",
@@ -283,6 +301,19 @@ nlohmann::json run_simulation(const SimulateRequest& req)
         {"forward_ms_per_micro_batch", report.compute.forward_s * 1e3},
         {"backward_ms_per_micro_batch", report.compute.backward_s * 1e3}}},
       {"sim", {{"wall_s", report.wall_s}, {"events", report.events}, {"fidelity", req.fidelity}}}};
+  if (stragglers.active()) {
+    // The slowest rank sets the compute phase; the others wait. Nominal compute = what a uniform cluster computes.
+    const double nominal = avg.compute_s / straggling.compute_factor;
+    doc["breakdown"]["straggler_wait_s"] = straggling.mean_idle_factor * nominal;
+    nlohmann::json idle = nlohmann::json::array();
+    for (const double f : straggling.idle_factor)
+      idle.push_back(f * nominal);
+    doc["ranks_idle_s"] = idle;
+    doc["config"]["stragglers"] = {{"compute_factor", straggling.compute_factor},
+                                   {"cv", stragglers.cv},
+                                   {"seed", stragglers.seed},
+                                   {"slow_gpus", stragglers.rank_scale.size()}};
+  }
   if (req.links) {
     nlohmann::json links = nlohmann::json::array();
     for (const auto& l : report.links)

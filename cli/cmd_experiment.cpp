@@ -28,7 +28,8 @@ namespace fs = std::filesystem;
 
 namespace {
 const std::vector<std::string> AXIS_ORDER = {"topology", "workload", "algorithm", "gpus", "global_batch", "micro_batch",
-                                             "tp", "pp", "bandwidth_gbps", "latency_us", "network_model", "fidelity"};
+                                             "tp", "pp", "bandwidth_gbps", "latency_us", "network_model", "fidelity",
+                                             "straggler_cv", "straggler_seed"};
 
 /// Axis columns in a stable order: the known ones first, then params.*, as CLI options name them.
 std::vector<std::string> axis_columns(const std::vector<nlohmann::json>& rows)

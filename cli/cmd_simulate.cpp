@@ -47,6 +47,11 @@ void print_table(const nlohmann::json& doc)
   std::cout << fmt::format("throughput {:.4g} samples/s, {:.3g} TFLOP/s per GPU; simulated {} messages in {:.3f} s wall\n",
                            doc["samples_per_s"].get<double>(), doc["tflops_per_gpu"].get<double>(),
                            doc["sim"]["events"].get<std::uint64_t>(), doc["sim"]["wall_s"].get<double>());
+  if (doc["config"].contains("stragglers"))
+    std::cout << fmt::format("stragglers: compute {:.4g}x the uniform cluster's; the average GPU waits {:.4g} s per step "
+                             "for the slowest\n",
+                             doc["config"]["stragglers"]["compute_factor"].get<double>(),
+                             doc["breakdown"]["straggler_wait_s"].get<double>());
   const auto& mem = doc["memory"];
   std::cout << fmt::format("memory {:.1f} GB per GPU{} (fits: {})\n", doc["memory_gb_per_gpu"].get<double>(),
                            mem["activation_recomputation"].get<bool>() ? " with activation recomputation" : "",
@@ -82,6 +87,11 @@ int cmd_simulate(const std::vector<std::string>& args)
     ("links", po::bool_switch(), "report the busiest links, and (JSON) every link's load per op over time")
     ("trace", po::value<std::string>()->value_name("FILE.json"), "write a Chrome trace (Perfetto, chrome://tracing) of one step per phase")
     ("allow-oom", "simulate even when the run does not fit the GPUs' memory (gpu.memory_gb)")
+    ("slow-gpu", po::value<std::vector<std::string>>()->composing()->value_name("RANK:FACTOR"),
+     "GPU RANK computes at FACTOR of the nominal speed (0.5 = half); repeatable")
+    ("straggler-cv", po::value<std::string>()->value_name("X"),
+     "every GPU's compute time per step varies by a lognormal of mean 1 and coefficient of variation X (0..10)")
+    ("straggler-seed", po::value<std::string>()->value_name("S"), "seed of the random straggler model (default 1)")
     ("plot", po::value<std::string>()->value_name("DIR"), "with --links: draw the links x time heat map into DIR (PNG + SVG)");
   add_long_run_options(desc, /*time_limit=*/true);
   po::variables_map vm;
@@ -104,6 +114,18 @@ int cmd_simulate(const std::vector<std::string>& args)
   req.links    = vm["links"].as<bool>();
   req.trace    = vm.count("trace") != 0;
   req.allow_oom = vm.count("allow-oom") != 0;
+  if (vm.count("slow-gpu") != 0)
+    for (const auto& item : vm["slow-gpu"].as<std::vector<std::string>>()) {
+      const auto colon = item.find(':');
+      if (colon == std::string::npos)
+        throw io::InputError("--slow-gpu", "", "expected RANK:FACTOR, e.g. 3:0.7 (got " + io::echo(item) + ")");
+      const auto rank = io::parse_integer(item.substr(0, colon), io::Range{0, io::range::kGpus.hi - 1}, "--slow-gpu");
+      const double factor = io::parse_number(item.substr(colon + 1), io::range::kComputeScale, "--slow-gpu");
+      if (!req.slow_gpus.emplace(static_cast<int>(rank), factor).second)
+        throw io::InputError("--slow-gpu", "", fmt::format("rank {} is given twice", rank));
+    }
+  req.straggler_cv   = number_flag(vm, "straggler-cv", io::range::kStragglerCv).value_or(0);
+  req.straggler_seed = static_cast<std::uint64_t>(integer_flag(vm, "straggler-seed", io::range::kSeed).value_or(1));
   if (vm.count("plot") != 0 && !req.links)
     throw io::InputError("--plot", "", "draws the link heat map: give --links too");
 

@@ -81,7 +81,12 @@ Platform build_platform(const Topology& topo, int gpus)
   auto attach = [&](sg4::NetZone* parent, int node, sg4::Link* extra) {
     simgrid::kernel::routing::NetPoint* gw = nullptr;
     auto* zone        = build_node(topo, parent, root, node, gpus, p, &gw);
-    auto* nic         = root->create_split_duplex_link("nic" + std::to_string(node), uplink);
+    // A node with its own NIC rate (topology "nodes"): its uplink only; the fabric keeps the nominal sizing.
+    const auto own    = topo.nodes.find(node);
+    const double rate = own != topo.nodes.end() && own->second.nic_bytes_per_s
+                            ? *own->second.nic_bytes_per_s * topo.nic_count
+                            : uplink;
+    auto* nic         = root->create_split_duplex_link("nic" + std::to_string(node), rate);
     nic->set_latency(topo.nic_latency_s)->seal();
     std::vector<sg4::LinkInRoute> up{{nic, Direction::UP}};
     if (topo.per_flow_bytes_per_s) {

@@ -597,6 +597,8 @@ StepReport simulate_step(const Topology& topo, const Workload& workload, const S
   c.workload = &workload;
   c.plan     = &plan;
   c.compute  = compute_times(topo, workload, shape);
+  c.compute.forward_s *= options.compute_factor;
+  c.compute.backward_s *= options.compute_factor;
   StepReport report;
   c.trace              = &report.trace;
   c.record_spans       = options.trace_spans;

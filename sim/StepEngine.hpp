@@ -71,6 +71,9 @@ struct StepOptions {
   /// Called with the messages simulated so far, every kProgressEvery messages (the wall-clock throttle and the
   /// denominator, sim/MessageCount.hpp, are the caller's). Empty: no calls.
   std::function<void(std::uint64_t messages)> on_progress;
+  /// Every micro-batch's compute time is multiplied by this: the wait for the slowest rank of a synchronous step
+  /// (sim/Stragglers.hpp), 1 on a uniform cluster.
+  double compute_factor = 1;
 };
 inline constexpr std::uint64_t kProgressEvery = 256;
 

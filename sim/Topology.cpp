@@ -1,6 +1,8 @@
 // Topology loader: parse, validate with a JSON pointer in hand, convert units once.
 #include "sim/Topology.hpp"
 
+#include <fmt/format.h>
+
 #include "sim/io/JsonInput.hpp"
 
 #include <filesystem>
@@ -34,7 +36,7 @@ Topology load_topology(const std::string& path)
   const auto doc = io::read_json_file(path);
   const io::JsonObject root(doc, path);
   root.allow_only({"name", "software", "gpu", "gpus_per_node", "max_nodes", "intra_node", "nic", "fabric",
-                   "network_model", "tcp_window_bytes"});
+                   "network_model", "tcp_window_bytes", "nodes"});
   Topology t;
   t.path        = path;
   t.name        = root.string_or("name", std::filesystem::path(path).stem().string());
@@ -94,6 +96,24 @@ Topology load_topology(const std::string& path)
 
   t.network_model = root.choice("network_model", {"rdma", "tcp"}) == "rdma" ? NetworkModel::RDMA : NetworkModel::TCP;
   t.tcp_window_bytes = root.number_in_or("tcp_window_bytes", io::range::kTcpWindowBytes, 4194304);
+  if (const auto nodes = root.object_if("nodes")) {
+    // Keys are node ids ("3"): written in decimal, below max_nodes. Each node says how it differs.
+    for (const auto& [key, value] : nodes->raw().items()) {
+      if (io::is_note_key(key))
+        continue;
+      const bool digits = !key.empty() && key.size() <= 9 && key.find_first_not_of("0123456789") == std::string::npos;
+      if (!digits || std::stoll(key) >= t.max_nodes)
+        nodes->fail_at(key, fmt::format("a node id must be a whole number below max_nodes = {} (got {})", t.max_nodes,
+                                        io::echo(key)));
+      const auto node = nodes->object(key);
+      node.allow_only({"compute_scale", "nic_gbps"});
+      NodeOverride o;
+      o.compute_scale = node.number_in_or("compute_scale", io::range::kComputeScale, 1);
+      if (node.has("nic_gbps"))
+        o.nic_bytes_per_s = node.number_in("nic_gbps", io::range::kLinkGbps) * unit;
+      t.nodes[std::stoi(key)] = o;
+    }
+  }
   return t;
 }
 

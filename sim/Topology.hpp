@@ -3,6 +3,7 @@
 // the intra-node fabric, the NICs and the fabric between nodes, and the network model. Units are SI here;
 // the loader converts *_gbps (1e9 bit/s) and *_us once.
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -33,6 +34,12 @@ struct GpuSpec {
   double kernel_rate(const std::string& kernel) const;
 };
 
+/// One node that differs from the rest (issue 16): a slower (or faster) GPU generation, a NIC at another rate.
+struct NodeOverride {
+  double compute_scale = 1;                // compute speed of its GPUs, 1 = the topology's GPU
+  std::optional<double> nic_bytes_per_s;   // delivered per NIC, replacing nic.effective_gbps on this node
+};
+
 struct Topology {
   std::string name;
   std::string description;
@@ -58,6 +65,7 @@ struct Topology {
   NetworkModel network_model = NetworkModel::RDMA;
   double tcp_window_bytes = 4194304;          // LV08's TCP-gamma (only for NetworkModel::TCP)
   double bits_per_megabit = 1e6;              // 2^20 where the cluster's rates are labelled in binary Mbit
+  std::map<int, NodeOverride> nodes;          // "nodes": {"3": {...}}: nodes that differ from the rest
 
   std::int64_t max_gpus() const { return std::int64_t{gpus_per_node} * max_nodes; }
   /// Inter-node bandwidth of one node (all NICs) in bytes/s.
@@ -68,7 +76,10 @@ struct Topology {
   /// ports that cannot be slower than the node's uplink.
   bool node_pair_flows_mergeable() const
   {
-    return !per_flow_bytes_per_s && intra_bytes_per_s >= node_uplink_bytes_per_s();
+    double fastest = nic_bytes_per_s;
+    for (const auto& [id, n] : nodes)
+      fastest = std::max(fastest, n.nic_bytes_per_s.value_or(0));
+    return !per_flow_bytes_per_s && intra_bytes_per_s >= fastest * nic_count;
   }
   double intra_node_latency_s() const { return 2 * intra_latency_s; }
 };

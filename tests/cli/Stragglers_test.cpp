@@ -1,0 +1,90 @@
+// Stragglers and heterogeneous nodes on the command line (issue 16): closed forms of a slow GPU and of a node whose
+// NIC runs at half rate, and one-line errors for bad knobs.
+#include "tests/support/RunCcsim.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+using ccsim::test::line_count;
+using ccsim::test::run_ccsim;
+using ccsim::test::write_temp_file;
+
+namespace {
+nlohmann::json simulate(const std::string& args)
+{
+  const auto r = run_ccsim("simulate --format json --quiet " + args);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(r.out);
+}
+} // namespace
+
+TEST_CASE("Stragglers: a GPU at half speed doubles a synchronous step's compute, the others wait for it", "[cli]")
+{
+  const std::string base = "--topology v100x8-ib100 --workload bert-large --algorithm lamb --gpus 16 ";
+  const auto uniform = simulate(base);
+  const auto slow    = simulate(base + "--slow-gpu 3:0.5");
+  const double c0    = uniform["breakdown"]["compute_s"].get<double>();
+  CHECK(slow["breakdown"]["compute_s"].get<double>() == Approx(2 * c0).epsilon(1e-12));
+  // 15 of 16 GPUs wait one nominal compute time each: the average waits 15/16 of it; GPU 3 waits nothing.
+  CHECK(slow["breakdown"]["straggler_wait_s"].get<double>() == Approx(15.0 / 16 * c0).epsilon(1e-12));
+  CHECK(slow["ranks_idle_s"][3].get<double>() == Approx(0).margin(1e-12));
+  CHECK(slow["ranks_idle_s"][0].get<double>() == Approx(c0).epsilon(1e-12));
+  CHECK(uniform["breakdown"]["straggler_wait_s"].get<double>() == 0);
+  CHECK_FALSE(uniform.contains("ranks_idle_s"));
+  // A node's compute_scale in the topology does the same for all its GPUs.
+  auto topo = nlohmann::json::parse(ccsim::test::read_file(std::string(CCSIM_SOURCE_DIR) + "/topologies/v100x8-ib100.json"));
+  topo["nodes"] = {{"1", {{"compute_scale", 0.5}}}};
+  const auto file = write_temp_file("slow-node.json", topo.dump());
+  const auto node = simulate("--topology " + file + " --workload bert-large --algorithm lamb --gpus 16");
+  CHECK(node["breakdown"]["compute_s"].get<double>() == Approx(2 * c0).epsilon(1e-12));
+  CHECK(node["breakdown"]["straggler_wait_s"].get<double>() == Approx(8.0 / 16 * c0).epsilon(1e-12));
+}
+
+TEST_CASE("Stragglers: a node whose NIC runs at half rate doubles a ring's bandwidth term", "[cli]")
+{
+  // W1, 8 GPUs (one per node), one 100 MiB ring all-reduce: 2 (N-1) (S/N / B + 2 alpha). Node 0's NIC at 50 Gbps
+  // makes every ring step wait for it: 2 (N-1) (S/N / (B/2) + 2 alpha). B = 12.5e9 B/s, alpha = 1 us.
+  auto topo = nlohmann::json::parse(ccsim::test::read_file(std::string(CCSIM_SOURCE_DIR) + "/topologies/w1-ring100g.json"));
+  topo["nodes"] = {{"0", {{"nic_gbps", 50}}}};
+  const auto file = write_temp_file("w1-half-nic.json", topo.dump());
+  const double S = 104857600, N = 8;
+  const double expected_us = 2 * (N - 1) * (S / N / 6.25e9 + 2e-6) * 1e6;
+  for (const char* fidelity : {"fast", "exact"}) {
+    const auto r = run_ccsim("collective --topology " + file + " --gpus 8 -b 100M -e 100M --format json --quiet "
+                             "--fidelity " + fidelity);
+    INFO(fidelity << ": " << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(nlohmann::json::parse(r.out)["rows"][0]["time_us"].get<double>() == Approx(expected_us).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("Stragglers: bad knobs are one-line errors naming the flag or the JSON path", "[cli]")
+{
+  const std::string base = "simulate --topology v100x8-ib100 --workload bert-large --algorithm lamb --gpus 16 --quiet ";
+  for (const char* bad : {"--slow-gpu 3", "--slow-gpu 3:0", "--slow-gpu 3:nan", "--slow-gpu 99:0.5",
+                          "--slow-gpu -1:0.5", "--slow-gpu 3:0.5 --slow-gpu 3:0.7", "--straggler-cv -0.1",
+                          "--straggler-cv inf", "--straggler-cv 11", "--straggler-seed -3"}) {
+    const auto r = run_ccsim(base + bad);
+    INFO(bad << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(line_count(r.err) == 1);
+  }
+  auto topo = nlohmann::json::parse(ccsim::test::read_file(std::string(CCSIM_SOURCE_DIR) + "/topologies/v100x8-ib100.json"));
+  const std::vector<std::pair<nlohmann::json, std::string>> nodes = {
+      {{{"x", {{"compute_scale", 0.5}}}}, "/nodes/x"},
+      {{{"16", {{"compute_scale", 0.5}}}}, "/nodes/16"}, // max_nodes is 16: ids 0..15
+      {{{"2", {{"compute_scale", 0}}}}, "/nodes/2/compute_scale"},
+      {{{"2", {{"nic_gbps", -1}}}}, "/nodes/2/nic_gbps"},
+      {{{"2", {{"speed", 1}}}}, "/nodes/2/speed"},
+  };
+  for (const auto& [value, path] : nodes) {
+    topo["nodes"]   = value;
+    const auto file = write_temp_file("bad-nodes.json", topo.dump());
+    const auto r    = run_ccsim("simulate --topology " + file + " --workload bert-large --algorithm lamb --gpus 16 --quiet");
+    INFO(value.dump() << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(line_count(r.err) == 1);
+    CHECK(r.err.find("bad-nodes.json: " + path) != std::string::npos);
+  }
+}
