@@ -102,7 +102,8 @@ Topology load_topology(const std::string& path)
       if (io::is_note_key(key))
         continue;
       const bool digits = !key.empty() && key.size() <= 9 && key.find_first_not_of("0123456789") == std::string::npos;
-      if (!digits || std::stoll(key) >= t.max_nodes)
+      const auto id     = digits ? io::parse_integer(key, io::Range{0, io::range::kMaxNodes.hi}, path) : -1;
+      if (!digits || id >= t.max_nodes)
         nodes->fail_at(key, fmt::format("a node id must be a whole number below max_nodes = {} (got {})", t.max_nodes,
                                         io::echo(key)));
       const auto node = nodes->object(key);
@@ -111,7 +112,7 @@ Topology load_topology(const std::string& path)
       o.compute_scale = node.number_in_or("compute_scale", io::range::kComputeScale, 1);
       if (node.has("nic_gbps"))
         o.nic_bytes_per_s = node.number_in("nic_gbps", io::range::kLinkGbps) * unit;
-      t.nodes[std::stoi(key)] = o;
+      t.nodes[static_cast<int>(id)] = o;
     }
   }
   return t;

@@ -28,7 +28,8 @@ nlohmann::json fake_doc(double samples_per_s, double allreduce_ms = 10.0)
             {"exposed_comm_s", 0.3},
             {"compression_s", 0.1},
             {"optimizer_s", 0.1},
-            {"allreduce_ms", allreduce_ms}}},
+            {"allreduce_ms", allreduce_ms},
+            {"straggler_wait_s", 0.0}}},
           {"bytes_per_gpu", {{"inter_node", 100.0}, {"intra_node", 200.0}}},
           {"phases", nlohmann::json::array({{{"name", "compressed"}, {"fraction", 1.0}, {"step_time_s", 1.0}}})},
           {"sim", {{"wall_s", 0.0}, {"events", 0}, {"fidelity", "fast"}}}};
