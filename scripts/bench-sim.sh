@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Simulator speed benchmark (issue 19): wall time (sim.wall_s), events and peak RSS of one simulated step of every
+# algorithm at 64 / 256 / 1,024 GPUs in both fidelities (bert-xl on a100x8-ib100), and of every algorithm at 4,096 and
+# 16,384 GPUs in fast mode on the oversubscribed fat-tree a100x8-fattree16k. Prints a Markdown table.
+#
+#   scripts/bench-sim.sh [--ccsim build/ccsim] [--limit SECONDS] [--quick] [--algorithms a,b,c]
+#
+# --limit: each run stops after this many seconds (ccsim --time-limit) and is shown as "> limit" (default 120).
+# --quick: 1,024 GPUs (both fidelities) and 16,384 (fast) only.
+# Pipelined algorithms (aq-sgd, directq, fp32-pipeline) run with --pp 4. The global batch is one micro-batch of 64
+# per data-parallel GPU, so every size divides it. Wall times depend on the machine and its load: the script prints
+# `nproc` and the load average beside the table.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+exec python3 - "$@" <<'PY'
+import argparse, json, os, resource, subprocess, sys, time
+
+ap = argparse.ArgumentParser(prog="bench-sim.sh")
+ap.add_argument("--ccsim", default="build/ccsim")
+ap.add_argument("--limit", type=float, default=120.0)
+ap.add_argument("--quick", action="store_true")
+ap.add_argument("--algorithms", default="")
+a = ap.parse_args()
+if not (a.limit > 0 and a.limit <= 86400):
+    sys.exit("bench-sim.sh: --limit: must be in (0, 86400] seconds")
+
+listing = subprocess.run([a.ccsim, "list", "algorithms"], capture_output=True, text=True, check=True).stdout
+algos = [l.split()[0] for l in listing.splitlines()[2:] if l.strip() and "[train only]" not in l]
+if a.algorithms:
+    wanted = a.algorithms.split(",")
+    unknown = [x for x in wanted if x not in algos]
+    if unknown:
+        sys.exit(f"bench-sim.sh: --algorithms: unknown {', '.join(unknown)} (ccsim list algorithms)")
+    algos = wanted
+PIPELINED = {"aq-sgd", "directq", "fp32-pipeline"}
+
+cases = []
+for gpus in ([1024] if a.quick else [64, 256, 1024]):
+    for fid in ("fast", "exact"):
+        cases += [(alg, "a100x8-ib100", gpus, fid) for alg in algos]
+for gpus in ([16384] if a.quick else [4096, 16384]):
+    cases += [(alg, "a100x8-fattree16k", gpus, "fast") for alg in algos]
+
+def run(alg, topo, gpus, fid):
+    cmd = [a.ccsim, "simulate", "--algorithm", alg, "--workload", "bert-xl", "--topology", topo, "--gpus", str(gpus),
+           "--fidelity", fid, "--global-batch", str(gpus * 64), "--format", "json", "--quiet",
+           "--time-limit", f"{a.limit:g}"]
+    if alg in PIPELINED:
+        cmd += ["--pp", "4"]
+    # ru_maxrss of RUSAGE_CHILDREN is the largest of all waited-for descendants: run each case in its own
+    # python child so that the peak belongs to this case only.
+    probe = ("import resource,subprocess,sys,json;"
+             "p=subprocess.run(sys.argv[1:],capture_output=True,text=True);"
+             "print(json.dumps({'rc':p.returncode,'out':p.stdout,'err':p.stderr[-400:],"
+             "'rss':resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))")
+    r = json.loads(subprocess.run([sys.executable, "-c", probe] + cmd, capture_output=True, text=True).stdout)
+    rss = r["rss"] / 1024
+    if r["rc"] == 3:
+        return f"> {a.limit:g} s", "", f"{rss:.0f}", ""
+    if r["rc"] != 0:
+        return "error", "", "", r["err"].strip().splitlines()[-1] if r["err"].strip() else f"exit {r['rc']}"
+    d = json.loads(r["out"])
+    return f"{d['sim']['wall_s']:.3f}", str(d["sim"].get("events", "")), f"{rss:.0f}", f"{d['step_time_s']:.4f}"
+
+load = os.getloadavg()
+print(f"ccsim bench-sim: {os.cpu_count()} cores, load average {load[0]:.2f} at start, per-run limit {a.limit:g} s")
+print()
+print("| algorithm | topology | GPUs | fidelity | sim.wall_s | events | peak RSS (MiB) | step (s) |")
+print("|---|---|---|---|---|---|---|---|")
+for alg, topo, gpus, fid in cases:
+    wall, events, rss, step = run(alg, topo, gpus, fid)
+    print(f"| {alg} | {topo} | {gpus} | {fid} | {wall} | {events} | {rss} | {step} |", flush=True)
+PY
