@@ -1,5 +1,6 @@
 // `ccsim bench-kernels [--backend cpu|cuda] [--bytes N] [--repeats R]`: compression kernel throughput.
 #include "cli/Command.hpp"
+#include "numerics/SimdLevel.hpp"
 #include "cli/KernelBench.hpp"
 #include "cli/Options.hpp"
 #include "cli/Table.hpp"
@@ -39,7 +40,7 @@ int cmd_bench_kernels(const std::vector<std::string>& args)
   }
   const double memcpy_gbps = rows.front().gbps;
   if (format == Format::JSON) {
-    nlohmann::json doc = {{"rows", nlohmann::json::array()}};
+    nlohmann::json doc = {{"simd", numerics::to_string(numerics::simd_level())}, {"rows", nlohmann::json::array()}};
     for (const auto& r : rows)
       doc["rows"].push_back({{"kernel", r.kernel}, {"backend", r.backend}, {"bytes", r.bytes}, {"gbps", r.gbps},
                              {"vs_memcpy", r.gbps / memcpy_gbps}});
@@ -51,6 +52,7 @@ int cmd_bench_kernels(const std::vector<std::string>& args)
     t.add_row({r.kernel, r.backend, format_number(static_cast<double>(r.bytes) / (1 << 20)), format_number(r.gbps),
                format_number(r.gbps / memcpy_gbps, 3)});
   t.print(std::cout);
+  std::cout << "cpu kernels: " << numerics::to_string(numerics::simd_level()) << " path (CCSIM_SIMD=scalar|avx2|avx512 caps it)\n";
   return 0;
 }
 

@@ -2,6 +2,7 @@
 // InputError (one line, exit 2), a stopped run (one line, exit 3 past --time-limit, 130 on SIGINT, 143 on SIGTERM)
 // and anything unexpected (one line, exit 1), flush stdout.
 #include "cli/Command.hpp"
+#include "numerics/SimdLevel.hpp"
 #include "cli/RunControl.hpp"
 #include "sim/io/JsonInput.hpp"
 
@@ -46,6 +47,8 @@ int main(int argc, char** argv)
       // The environment is input too: a thread count the numerics would otherwise ignore is an error here.
       if (const char* threads = std::getenv("CCSIM_THREADS"); threads != nullptr)
         ccsim::io::parse_integer(threads, ccsim::io::Range{1, 1024}, "CCSIM_THREADS");
+      if (const char* simd = std::getenv("CCSIM_SIMD"); simd != nullptr && !ccsim::numerics::parse_simd_level(simd))
+        throw ccsim::io::InputError("CCSIM_SIMD", "", ccsim::io::echo(simd) + " is not one of: scalar, avx2, avx512");
       const int rc = c.run(args);
       std::cout.flush();
       if (rc == 0 && ccsim::cli::stop_signal() != 0) // a signal came after the last check (e.g. while plotting)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "numerics/Avx2.hpp"
+#include "numerics/SimdLevel.hpp"
 
 namespace ccsim::numerics {
 
@@ -52,8 +53,7 @@ __attribute__((target("avx2"))) void hadamard32_avx2(const float* in, float* x, 
 
 bool have_avx2()
 {
-  static const bool yes = __builtin_cpu_supports("avx2");
-  return yes;
+  return simd_level() >= SimdLevel::AVX2; // the CPU has it and neither CCSIM_SIMD nor a test capped it
 }
 #endif
 

@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "numerics/Avx2.hpp"
+#include "numerics/SimdLevel.hpp"
 
 namespace ccsim::numerics {
 
@@ -146,8 +147,7 @@ __attribute__((target("avx2"))) void signs_and_error_avx2(const float* x, float*
 
 bool have_avx2()
 {
-  static const bool yes = __builtin_cpu_supports("avx2");
-  return yes;
+  return simd_level() >= SimdLevel::AVX2; // the CPU has it and neither CCSIM_SIMD nor a test capped it
 }
 #endif
 

@@ -72,3 +72,17 @@ TEST_CASE("ccsim bench-kernels: an unknown backend is rejected naming the option
   CHECK(line_count(r.err) == 1);
   CHECK(r.err.find("--backend") != std::string::npos);
 }
+
+TEST_CASE("ccsim bench-kernels: CCSIM_SIMD caps the vector path and a bad value is a one-line error", "[cli]")
+{
+  setenv("CCSIM_SIMD", "scalar", 1);
+  const auto scalar = ccsim::test::run_ccsim("bench-kernels --bytes 65536 --repeats 1 --format json");
+  setenv("CCSIM_SIMD", "sse9", 1);
+  const auto bad = ccsim::test::run_ccsim("bench-kernels --bytes 65536 --repeats 1");
+  unsetenv("CCSIM_SIMD");
+  REQUIRE(scalar.exit_code == 0);
+  CHECK(nlohmann::json::parse(scalar.out)["simd"] == "scalar");
+  CHECK(bad.exit_code == 2);
+  CHECK(ccsim::test::line_count(bad.err) == 1);
+  CHECK(bad.err.find("CCSIM_SIMD") != std::string::npos);
+}
