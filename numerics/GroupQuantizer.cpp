@@ -124,8 +124,10 @@ bool have_avx2()
 
 // GCC 12's AVX-512 intrinsics start from _mm512_undefined_*() and trip -Wmaybe-uninitialized inside its own headers
 // (GCC bug 105593, fixed in GCC 13): a false positive, silenced for these two functions only.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 /// The draws of 8 lanes with AVX-512DQ's native 64-bit multiply (AVX2 builds each from three 32-bit ones: the
 /// hash was 80 % of the AVX2 loop's time, perf, issue 13). Same integer operations, so the same draws.
 __attribute__((target("avx512f,avx512dq"))) inline __m512i draw24_512(__m512i seed, __m512i ig)
@@ -169,7 +171,9 @@ __attribute__((target("avx512f,avx512dq"))) void stochastic_codes_avx512(const f
   }
   stochastic_codes_avx2(x + i, m - i, inv, qmax, seed, first + i, code + i);
 }
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 #endif
 
 void code_slice(const float* x, std::size_t m, float inv, float qmax, Rounding rounding, std::uint64_t seed,
