@@ -12,7 +12,6 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
-#include <regex>
 #include <unistd.h>
 
 namespace ccsim::cli {
@@ -31,14 +30,20 @@ fs::path rank_log_path(const fs::path& dir, int rank)
 
 std::vector<fs::path> rank_logs(const fs::path& dir)
 {
-  static const std::regex name(R"(results\.rank([0-9]{1,6})\.jsonl)");
+  // results.rank<1-6 digits>.jsonl (matched by hand: std::regex trips GCC 12's -Wmaybe-uninitialized in the
+  // sanitizer build, inside libstdc++).
+  const std::string prefix = "results.rank", suffix = ".jsonl";
   std::map<int, fs::path> by_rank;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::smatch m;
     const std::string file = it->path().filename().string();
-    if (std::regex_match(file, m, name))
-      by_rank[static_cast<int>(io::parse_integer(m[1].str(), io::Range{0, 999999}, "rank log"))] = it->path();
+    if (file.size() <= prefix.size() + suffix.size() || file.rfind(prefix, 0) != 0 ||
+        file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    const std::string digits = file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
+    if (digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    by_rank[static_cast<int>(io::parse_integer(digits, io::Range{0, 999999}, "rank log"))] = it->path();
   }
   std::vector<fs::path> out;
   for (const auto& [_, p] : by_rank)
