@@ -223,6 +223,7 @@ nlohmann::json run_simulation(const SimulateRequest& req)
 
   sim::StepOptions options;
   options.compute_factor  = straggling.compute_factor;
+  options.kernel_factor   = straggling.kernel_factor;
   options.busiest_links   = req.links;
   options.links_over_time = req.links || req.trace; // the trace's NIC counter tracks come from the same samples
   options.trace_spans     = req.trace;
@@ -302,14 +303,18 @@ nlohmann::json run_simulation(const SimulateRequest& req)
         {"backward_ms_per_micro_batch", report.compute.backward_s * 1e3}}},
       {"sim", {{"wall_s", report.wall_s}, {"events", report.events}, {"fidelity", req.fidelity}}}};
   if (stragglers.active()) {
-    // The slowest rank sets the compute phase; the others wait. Nominal compute = what a uniform cluster computes.
-    const double nominal = avg.compute_s / straggling.compute_factor;
-    doc["breakdown"]["straggler_wait_s"] = straggling.mean_idle_factor * nominal;
+    // The slowest rank sets the compute phase, and the slowest fixed rank its kernels and optimizer step; the others
+    // wait. Nominal = what a uniform cluster spends on each.
+    const double nominal        = avg.compute_s / straggling.compute_factor;
+    const double nominal_kernel = (avg.compression_s + avg.optimizer_s) / straggling.kernel_factor;
+    doc["breakdown"]["straggler_wait_s"] =
+        straggling.mean_idle_factor * nominal + straggling.mean_kernel_idle_factor * nominal_kernel;
     nlohmann::json idle = nlohmann::json::array();
-    for (const double f : straggling.idle_factor)
-      idle.push_back(f * nominal);
+    for (std::size_t r = 0; r < straggling.idle_factor.size(); ++r)
+      idle.push_back(straggling.idle_factor[r] * nominal + straggling.kernel_idle_factor[r] * nominal_kernel);
     doc["ranks_idle_s"] = idle;
     doc["config"]["stragglers"] = {{"compute_factor", straggling.compute_factor},
+                                   {"kernel_factor", straggling.kernel_factor},
                                    {"cv", stragglers.cv},
                                    {"seed", stragglers.seed},
                                    {"slow_gpus", stragglers.rank_scale.size()}};

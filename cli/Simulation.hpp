@@ -29,10 +29,10 @@ struct SimulateRequest {
   std::string fidelity = "fast";             // "exact" | "fast"
   bool links = false;                        // add the busiest-links report and the per-link load over time
   bool trace = false;                        // add "trace": Chrome trace events of one step per phase
-  bool allow_oom = false;
+  bool allow_oom = false;                    // simulate a run that does not fit the GPUs' memory (gpu.memory_gb)
   std::map<int, double> slow_gpus;           // --slow-gpu RANK:FACTOR: compute speed of single GPUs
   double straggler_cv = 0;                   // --straggler-cv: per-step lognormal compute noise of every GPU
-  std::uint64_t straggler_seed = 1;          // --straggler-seed                    // simulate a run that does not fit the GPUs' memory (gpu.memory_gb)
+  std::uint64_t straggler_seed = 1;          // --straggler-seed
 };
 
 /// Runs one simulation in this process and returns the `simulate --format json` document.

@@ -63,6 +63,7 @@ struct Ctx {
   Platform platform;
   RankLayout layout;
   ComputeTimes compute;
+  double kernel_factor = 1; // StepOptions::kernel_factor
   double lat_factor = 1;
   std::uint64_t events = 0;
   double inter_bytes = 0;
@@ -334,12 +335,12 @@ double run_ops(Ctx& c, const std::vector<Op>& ops, PhaseReport& r, bool overlapp
     } else if (overlapped) {
       continue;
     } else if (const auto* k = std::get_if<KernelOp>(&op)) {
-      const double t = static_cast<double>(k->bytes) / c.topo->gpu.kernel_rate(k->kernel);
+      const double t = static_cast<double>(k->bytes) / c.topo->gpu.kernel_rate(k->kernel) * c.kernel_factor;
       sg4::this_actor::sleep_for(t);
       r.compression_s += t;
       record_op(c, k->kernel, "kernel", op_start);
     } else if (const auto* o = std::get_if<OptimizerOp>(&op)) {
-      const double t = optimizer_seconds(*c.topo, *c.workload, *o);
+      const double t = optimizer_seconds(*c.topo, *c.workload, *o) * c.kernel_factor;
       sg4::this_actor::sleep_for(t);
       r.optimizer_s += t;
       record_op(c, "optimizer " + o->optimizer, "optimizer", op_start);
@@ -481,6 +482,7 @@ void run_pipeline(Ctx& c, const PhasePlan& phase, PhaseReport& r)
   for (const auto& k : pipe.kernels_per_micro_batch)
     kernel_s += static_cast<double>(k.bytes) / c.topo->gpu.kernel_rate(k.kernel);
   kernel_s /= 2; // the listed kernels cover one send and one receive side; each side pays half
+  kernel_s *= c.kernel_factor;
   std::vector<double> fw_comm, bw_comm;
   std::vector<sg4::ActorPtr> actors;
   int chain = 0;
@@ -599,6 +601,7 @@ StepReport simulate_step(const Topology& topo, const Workload& workload, const S
   c.compute  = compute_times(topo, workload, shape);
   c.compute.forward_s *= options.compute_factor;
   c.compute.backward_s *= options.compute_factor;
+  c.kernel_factor = options.kernel_factor;
   StepReport report;
   c.trace              = &report.trace;
   c.record_spans       = options.trace_spans;

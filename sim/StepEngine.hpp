@@ -74,6 +74,9 @@ struct StepOptions {
   /// Every micro-batch's compute time is multiplied by this: the wait for the slowest rank of a synchronous step
   /// (sim/Stragglers.hpp), 1 on a uniform cluster.
   double compute_factor = 1;
+  /// Every compression kernel and optimizer step is multiplied by this: a GPU slow for good runs them slower too, and
+  /// the next collective (or step) waits for it (sim/Stragglers.hpp), 1 on a uniform cluster.
+  double kernel_factor = 1;
 };
 inline constexpr std::uint64_t kProgressEvery = 256;
 

@@ -31,6 +31,13 @@ StragglerEffect straggler_effect(const StragglerModel& model, int ranks)
   for (const auto& [rank, scale] : model.rank_scale)
     if (rank >= 0 && rank < ranks)
       inverse_scale[static_cast<std::size_t>(rank)] = 1 / scale;
+  e.kernel_factor = *std::max_element(inverse_scale.begin(), inverse_scale.end());
+  double kernel_idle = 0;
+  for (const double inverse : inverse_scale) {
+    e.kernel_idle_factor.push_back(e.kernel_factor - inverse);
+    kernel_idle += e.kernel_factor - inverse;
+  }
+  e.mean_kernel_idle_factor = kernel_idle / ranks;
   // Lognormal of mean 1 and coefficient of variation cv: sigma^2 = ln(1 + cv^2), mu = -sigma^2 / 2.
   const double sigma = std::sqrt(std::log1p(model.cv * model.cv)), mu = -sigma * sigma / 2;
   // At most ~10^7 draws (a 16,384-rank cluster samples 610 steps), at least 100 steps.

@@ -6,6 +6,11 @@
 // Synchronous data parallelism waits for the slowest rank: a step's compute phase ends when the last rank's does,
 // so the step's compute time is the nominal one times E[max_r draw_r / scale_r], and rank r idles for the rest. The
 // expectation is taken over `steps` sampled steps, deterministic for a seed.
+//
+// A GPU that is slow for good (a throttled GPU, an older node) runs everything slower, its compression kernels and its
+// optimizer step too: each of them sits between two synchronisation points (a collective, the next step's first one),
+// so they last as long as on the slowest fixed GPU. The random noise models compute jitter only (issue 16's "each
+// rank's compute time"), so it leaves kernels and the optimizer alone.
 
 #include <cstdint>
 #include <map>
@@ -26,6 +31,9 @@ struct StragglerEffect {
   double compute_factor = 1;        // the step's compute time over the nominal one: E[max_r time_r / nominal]
   std::vector<double> idle_factor;  // per rank: E[max - time_r] / nominal
   double mean_idle_factor = 0;      // the average rank's idle share
+  double kernel_factor = 1;         // kernels and optimizer: the slowest fixed rank's time over nominal, max_r 1/scale_r
+  std::vector<double> kernel_idle_factor; // per rank: kernel_factor - 1/scale_r (its wait per nominal kernel second)
+  double mean_kernel_idle_factor = 0;
 };
 
 /// The effect of `model` on `ranks` synchronous ranks.

@@ -101,10 +101,12 @@ Topology load_topology(const std::string& path)
     for (const auto& [key, value] : nodes->raw().items()) {
       if (io::is_note_key(key))
         continue;
-      const bool digits = !key.empty() && key.size() <= 9 && key.find_first_not_of("0123456789") == std::string::npos;
+      // Canonical decimal only: "03" and "3" would name the same node, and the second would silently replace the first.
+      const bool digits = !key.empty() && key.size() <= 9 && key.find_first_not_of("0123456789") == std::string::npos &&
+                          (key.size() == 1 || key[0] != '0');
       const auto id     = digits ? io::parse_integer(key, io::Range{0, io::range::kMaxNodes.hi}, path) : -1;
       if (!digits || id >= t.max_nodes)
-        nodes->fail_at(key, fmt::format("a node id must be a whole number below max_nodes = {} (got {})", t.max_nodes,
+        nodes->fail_at(key, fmt::format("a node id must be a whole number below max_nodes = {}, without leading zeros (got {})", t.max_nodes,
                                         io::echo(key)));
       const auto node = nodes->object(key);
       node.allow_only({"compute_scale", "nic_gbps"});

@@ -25,11 +25,14 @@ TEST_CASE("Stragglers: a GPU at half speed doubles a synchronous step's compute,
   const auto uniform = simulate(base);
   const auto slow    = simulate(base + "--slow-gpu 3:0.5");
   const double c0    = uniform["breakdown"]["compute_s"].get<double>();
+  const double o0    = uniform["breakdown"]["optimizer_s"].get<double>();
+  REQUIRE(o0 > 0); // LAMB's step is part of the wait below: the test must see it
   CHECK(slow["breakdown"]["compute_s"].get<double>() == Approx(2 * c0).epsilon(1e-12));
-  // 15 of 16 GPUs wait one nominal compute time each: the average waits 15/16 of it; GPU 3 waits nothing.
-  CHECK(slow["breakdown"]["straggler_wait_s"].get<double>() == Approx(15.0 / 16 * c0).epsilon(1e-12));
+  CHECK(slow["breakdown"]["optimizer_s"].get<double>() == Approx(2 * o0).epsilon(1e-12));
+  // 15 of 16 GPUs wait one nominal compute and optimizer time each: the average waits 15/16 of it; GPU 3 none.
+  CHECK(slow["breakdown"]["straggler_wait_s"].get<double>() == Approx(15.0 / 16 * (c0 + o0)).epsilon(1e-12));
   CHECK(slow["ranks_idle_s"][3].get<double>() == Approx(0).margin(1e-12));
-  CHECK(slow["ranks_idle_s"][0].get<double>() == Approx(c0).epsilon(1e-12));
+  CHECK(slow["ranks_idle_s"][0].get<double>() == Approx(c0 + o0).epsilon(1e-12));
   CHECK(uniform["breakdown"]["straggler_wait_s"].get<double>() == 0);
   CHECK_FALSE(uniform.contains("ranks_idle_s"));
   // A node's compute_scale in the topology does the same for all its GPUs.
@@ -38,7 +41,35 @@ TEST_CASE("Stragglers: a GPU at half speed doubles a synchronous step's compute,
   const auto file = write_temp_file("slow-node.json", topo.dump());
   const auto node = simulate("--topology " + file + " --workload bert-large --algorithm lamb --gpus 16");
   CHECK(node["breakdown"]["compute_s"].get<double>() == Approx(2 * c0).epsilon(1e-12));
-  CHECK(node["breakdown"]["straggler_wait_s"].get<double>() == Approx(8.0 / 16 * c0).epsilon(1e-12));
+  CHECK(node["breakdown"]["straggler_wait_s"].get<double>() == Approx(8.0 / 16 * (c0 + o0)).epsilon(1e-12));
+}
+
+TEST_CASE("Stragglers: a slow GPU runs its compression kernels and optimizer step slower, and the step waits", "[cli]")
+{
+  // 1-bit Adam has compress/decompress kernels around its collectives and an optimizer step after them. Each sits
+  // between two synchronisation points, so on a cluster with one GPU at speed f each lasts 1/f of nominal, while the
+  // collectives (same bytes, idle network) take as long as before: step(f) = step(1) + (1/f - 1) (c0 + k0 + o0).
+  const std::string base = "--topology v100x8-ib100 --workload bert-large --algorithm onebit-adam --gpus 16 ";
+  const auto uniform = simulate(base);
+  const auto slow    = simulate(base + "--slow-gpu 9:0.4");
+  const auto& u = uniform["breakdown"];
+  const auto& b = slow["breakdown"];
+  const double c0 = u["compute_s"].get<double>(), k0 = u["compression_s"].get<double>(), o0 = u["optimizer_s"].get<double>();
+  REQUIRE(k0 > 0);
+  REQUIRE(o0 > 0);
+  CHECK(b["compression_s"].get<double>() == Approx(k0 / 0.4).epsilon(1e-12));
+  CHECK(b["optimizer_s"].get<double>() == Approx(o0 / 0.4).epsilon(1e-12));
+  CHECK(b["comm_s"].get<double>() == Approx(u["comm_s"].get<double>()).epsilon(1e-9));
+  CHECK(slow["step_time_s"].get<double>() ==
+        Approx(uniform["step_time_s"].get<double>() + 1.5 * (c0 + k0 + o0)).epsilon(1e-9));
+  // Every other GPU waits 1.5 nominal (compute + kernels + optimizer); the average 15/16 of that.
+  CHECK(slow["ranks_idle_s"][0].get<double>() == Approx(1.5 * (c0 + k0 + o0)).epsilon(1e-12));
+  CHECK(slow["ranks_idle_s"][9].get<double>() == Approx(0).margin(1e-12));
+  CHECK(b["straggler_wait_s"].get<double>() == Approx(15.0 / 16 * 1.5 * (c0 + k0 + o0)).epsilon(1e-12));
+  // The random model is compute jitter only: kernels and the optimizer keep their nominal time.
+  const auto noisy = simulate(base + "--straggler-cv 0.3");
+  CHECK(noisy["breakdown"]["compression_s"].get<double>() == k0);
+  CHECK(noisy["breakdown"]["optimizer_s"].get<double>() == o0);
 }
 
 TEST_CASE("Stragglers: a node whose NIC runs at half rate doubles a ring's bandwidth term", "[cli]")
@@ -74,6 +105,11 @@ TEST_CASE("Stragglers: bad knobs are one-line errors naming the flag or the JSON
   const std::vector<std::pair<nlohmann::json, std::string>> nodes = {
       {{{"x", {{"compute_scale", 0.5}}}}, "/nodes/x"},
       {{{"16", {{"compute_scale", 0.5}}}}, "/nodes/16"}, // max_nodes is 16: ids 0..15
+      {{{"03", {{"compute_scale", 0.5}}}}, "/nodes/03"}, // would name node 3 a second way
+      {{{"-1", {{"compute_scale", 0.5}}}}, "/nodes/-1"},
+      {{{"2", {{"compute_scale", 1001}}}}, "/nodes/2/compute_scale"},
+      {{{"2", {{"compute_scale", "fast"}}}}, "/nodes/2/compute_scale"},
+      {{{"2", 0.5}}, "/nodes/2"},
       {{{"2", {{"compute_scale", 0}}}}, "/nodes/2/compute_scale"},
       {{{"2", {{"nic_gbps", -1}}}}, "/nodes/2/nic_gbps"},
       {{{"2", {{"speed", 1}}}}, "/nodes/2/speed"},
