@@ -224,6 +224,10 @@ nlohmann::json run_simulation(const SimulateRequest& req)
   sim::StepOptions options;
   options.compute_factor  = straggling.compute_factor;
   options.kernel_factor   = straggling.kernel_factor;
+  if (stragglers.active()) {
+    options.rank_inverse_scale = straggling.inverse_scale;
+    options.noise_factor       = straggling.noise_factor;
+  }
   options.busiest_links   = req.links;
   options.links_over_time = req.links || req.trace; // the trace's NIC counter tracks come from the same samples
   options.trace_spans     = req.trace;

@@ -64,6 +64,9 @@ struct Ctx {
   RankLayout layout;
   ComputeTimes compute;
   double kernel_factor = 1; // StepOptions::kernel_factor
+  ComputeTimes nominal;     // compute before any straggler factor (pipelined stages apply their own GPU's)
+  std::vector<double> rank_inverse_scale; // StepOptions::rank_inverse_scale
+  double noise_factor = 1;                // StepOptions::noise_factor
   double lat_factor = 1;
   std::uint64_t events = 0;
   double inter_bytes = 0;
@@ -461,8 +464,13 @@ void stage_actor(StageJob job)
     for (int i = 0; i < m; ++i) {
       if (receives)
         recvs[i]->wait();
-      const double work = (fwd ? c.compute.forward_s : c.compute.backward_s) + (receives ? job.kernel_s : 0) +
-                          (sends_on ? job.kernel_s : 0);
+      // Where GPUs differ, this stage runs at its own GPU's speed (a slow GPU slows its stage, the schedule the rest).
+      const bool own       = !c.rank_inverse_scale.empty();
+      const double inverse = own ? c.rank_inverse_scale[static_cast<std::size_t>(job.ranks[job.stage])] : 1;
+      const double compute = own ? (fwd ? c.nominal.forward_s : c.nominal.backward_s) * c.noise_factor * inverse
+                                 : (fwd ? c.compute.forward_s : c.compute.backward_s);
+      const double kernel  = job.kernel_s * (own ? inverse : c.kernel_factor);
+      const double work    = compute + (receives ? kernel : 0) + (sends_on ? kernel : 0);
       const double start = sg4::Engine::get_clock();
       sg4::this_actor::sleep_for(work);
       span_rank(c, job.ranks[job.stage], fmt::format("{} {}", fwd ? "forward" : "backward", i + 1), "compute", start,
@@ -482,7 +490,6 @@ void run_pipeline(Ctx& c, const PhasePlan& phase, PhaseReport& r)
   for (const auto& k : pipe.kernels_per_micro_batch)
     kernel_s += static_cast<double>(k.bytes) / c.topo->gpu.kernel_rate(k.kernel);
   kernel_s /= 2; // the listed kernels cover one send and one receive side; each side pays half
-  kernel_s *= c.kernel_factor;
   std::vector<double> fw_comm, bw_comm;
   std::vector<sg4::ActorPtr> actors;
   int chain = 0;
@@ -499,7 +506,7 @@ void run_pipeline(Ctx& c, const PhasePlan& phase, PhaseReport& r)
     a->join();
   const int m   = std::max(1, c.shape.grad_accumulation);
   r.compute_s   = m * (c.compute.forward_s + c.compute.backward_s);
-  r.compression_s = 2 * m * kernel_s;
+  r.compression_s = 2 * m * kernel_s * c.kernel_factor; // the slowest GPU's
   auto mean     = [](const std::vector<double>& v) { return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / v.size(); };
   r.pipeline_forward_comm_s  = mean(fw_comm);
   r.pipeline_backward_comm_s = mean(bw_comm);
@@ -599,6 +606,9 @@ StepReport simulate_step(const Topology& topo, const Workload& workload, const S
   c.workload = &workload;
   c.plan     = &plan;
   c.compute  = compute_times(topo, workload, shape);
+  c.nominal  = c.compute;
+  c.rank_inverse_scale = options.rank_inverse_scale;
+  c.noise_factor       = options.noise_factor;
   c.compute.forward_s *= options.compute_factor;
   c.compute.backward_s *= options.compute_factor;
   c.kernel_factor = options.kernel_factor;

@@ -77,6 +77,11 @@ struct StepOptions {
   /// Every compression kernel and optimizer step is multiplied by this: a GPU slow for good runs them slower too, and
   /// the next collective (or step) waits for it (sim/Stragglers.hpp), 1 on a uniform cluster.
   double kernel_factor = 1;
+  /// Pipelined phases, where every stage is its own GPU: rank r's forward and backward take nominal x noise_factor x
+  /// rank_inverse_scale[r], and its kernels nominal x rank_inverse_scale[r], so a slow GPU slows its own stage and the
+  /// others wait for it through the schedule. Empty: every stage at compute_factor and kernel_factor.
+  std::vector<double> rank_inverse_scale;
+  double noise_factor = 1;
 };
 inline constexpr std::uint64_t kProgressEvery = 256;
 

@@ -38,13 +38,15 @@ StragglerEffect straggler_effect(const StragglerModel& model, int ranks)
     kernel_idle += e.kernel_factor - inverse;
   }
   e.mean_kernel_idle_factor = kernel_idle / ranks;
+  e.inverse_scale           = inverse_scale;
   // Lognormal of mean 1 and coefficient of variation cv: sigma^2 = ln(1 + cv^2), mu = -sigma^2 / 2.
   const double sigma = std::sqrt(std::log1p(model.cv * model.cv)), mu = -sigma * sigma / 2;
   // At most ~10^7 draws (a 16,384-rank cluster samples 610 steps), at least 100 steps.
   const int steps = model.cv > 0 ? std::clamp(10000000 / std::max(ranks, 1), std::min(100, model.steps), model.steps) : 1;
   std::vector<double> t(static_cast<std::size_t>(ranks));
-  double sum_max = 0;
+  double sum_max = 0, sum_max_draw = 0;
   for (int k = 0; k < steps; ++k) {
+    double max_draw = 0;
     for (int r = 0; r < ranks; ++r) {
       double draw = 1;
       if (model.cv > 0) {
@@ -55,13 +57,16 @@ StragglerEffect straggler_effect(const StragglerModel& model, int ranks)
         draw           = std::exp(mu + sigma * z);
       }
       t[static_cast<std::size_t>(r)] = draw * inverse_scale[static_cast<std::size_t>(r)];
+      max_draw                       = std::max(max_draw, draw);
     }
+    sum_max_draw += max_draw;
     const double slowest = *std::max_element(t.begin(), t.end());
     sum_max += slowest;
     for (int r = 0; r < ranks; ++r)
       e.idle_factor[static_cast<std::size_t>(r)] += slowest - t[static_cast<std::size_t>(r)];
   }
   e.compute_factor = sum_max / steps;
+  e.noise_factor   = sum_max_draw / steps;
   double total     = 0;
   for (auto& idle : e.idle_factor) {
     idle /= steps;

@@ -11,6 +11,9 @@
 // optimizer step too: each of them sits between two synchronisation points (a collective, the next step's first one),
 // so they last as long as on the slowest fixed GPU. The random noise models compute jitter only (issue 16's "each
 // rank's compute time"), so it leaves kernels and the optimizer alone.
+//
+// A pipeline's stages are not synchronous ranks: each runs at its own GPU's speed (inverse_scale) and the schedule
+// decides who waits; the noise there stretches every stage by noise_factor, E[max_r draw_r].
 
 #include <cstdint>
 #include <map>
@@ -34,6 +37,8 @@ struct StragglerEffect {
   double kernel_factor = 1;         // kernels and optimizer: the slowest fixed rank's time over nominal, max_r 1/scale_r
   std::vector<double> kernel_idle_factor; // per rank: kernel_factor - 1/scale_r (its wait per nominal kernel second)
   double mean_kernel_idle_factor = 0;
+  std::vector<double> inverse_scale; // per rank: 1/scale_r, its fixed slowness (1 = nominal)
+  double noise_factor = 1;          // the noise alone: E[max_r draw_r] (1 without noise)
 };
 
 /// The effect of `model` on `ranks` synchronous ranks.

@@ -72,6 +72,29 @@ TEST_CASE("Stragglers: a slow GPU runs its compression kernels and optimizer ste
   CHECK(noisy["breakdown"]["optimizer_s"].get<double>() == o0);
 }
 
+TEST_CASE("Stragglers: a slow GPU in a pipeline slows its own stage, and the schedule makes the others wait", "[cli]")
+{
+  // GPipe over p stages, m identical micro-batches, each stage a serial server (compute, then a serial sender of time
+  // c): a tandem line of identical jobs, whose makespan is sum of the stage times + (m - 1) x the longest (flow-shop
+  // closed form), per direction. With c < f and c < b, one stage at speed phi adds (1/phi - 1) f to the sum and to the
+  // longest: m (f + b) (1/phi - 1) per step, plus its optimizer step's (1/phi - 1) o. Stretching every stage instead
+  // would add (m + p - 1) (f + b) (1/phi - 1).
+  const std::string base = "--topology v100x1-wan --workload gpt2-xl --algorithm fp32-pipeline --gpus 8 --pp 8 "
+                           "--global-batch 32 --micro-batch 1 --bandwidth-gbps 10 ";
+  const auto uniform = simulate(base);
+  const auto slow    = simulate(base + "--slow-gpu 3:0.5");
+  const double f = uniform["config"]["forward_ms_per_micro_batch"].get<double>() / 1e3;
+  const double b = uniform["config"]["backward_ms_per_micro_batch"].get<double>() / 1e3;
+  const double o = uniform["breakdown"]["optimizer_s"].get<double>();
+  const int m    = uniform["config"]["grad_accumulation"].get<int>();
+  const auto& phase = uniform["phases"][0]["breakdown"];
+  REQUIRE(m == 32);
+  REQUIRE(phase["pipeline_forward_comm_ms"].get<double>() / 1e3 < f); // the closed form's condition: compute-bound
+  REQUIRE(phase["pipeline_backward_comm_ms"].get<double>() / 1e3 < b);
+  CHECK(slow["step_time_s"].get<double>() - uniform["step_time_s"].get<double>() ==
+        Approx(m * (f + b) + o).epsilon(1e-9));
+}
+
 TEST_CASE("Stragglers: a node whose NIC runs at half rate doubles a ring's bandwidth term", "[cli]")
 {
   // W1, 8 GPUs (one per node), one 100 MiB ring all-reduce: 2 (N-1) (S/N / B + 2 alpha). Node 0's NIC at 50 Gbps

@@ -58,3 +58,25 @@ TEST_CASE("Stragglers: a seed gives the same draws every time and another seed o
   CHECK(straggler_effect(a, 32).compute_factor == straggler_effect(a, 32).compute_factor);
   CHECK(straggler_effect(a, 32).compute_factor != straggler_effect(b, 32).compute_factor);
 }
+
+TEST_CASE("Stragglers: fixed slowness and noise are reported apart, for kernels and pipeline stages", "[sim]")
+{
+  // The noise alone: noise_factor is the same E[max] as compute_factor (same draws, every scale 1).
+  StragglerModel m;
+  m.cv         = 0.2;
+  const auto a = straggler_effect(m, 64);
+  CHECK(a.noise_factor == a.compute_factor);
+  CHECK(a.kernel_factor == 1); // noise is compute jitter only
+  // A GPU at half speed on top: its slowness is 2 for kernels and its pipeline stage; the noise factor (the same
+  // draws) is unchanged; the synchronous compute factor grows (the slow GPU is the maximum most steps).
+  m.rank_scale[3] = 0.5;
+  const auto b    = straggler_effect(m, 64);
+  CHECK(b.noise_factor == a.noise_factor);
+  CHECK(b.compute_factor > a.compute_factor);
+  CHECK(b.inverse_scale[3] == 2);
+  CHECK(b.inverse_scale[4] == 1);
+  CHECK(b.kernel_factor == 2);
+  CHECK(b.kernel_idle_factor[3] == 0);
+  CHECK(b.kernel_idle_factor[0] == 1);
+  CHECK(b.mean_kernel_idle_factor == Approx(63.0 / 64).epsilon(1e-15));
+}
