@@ -46,7 +46,13 @@ sg4::NetZone* build_node(const Topology& topo, sg4::NetZone* parent, sg4::NetZon
     if (rank >= gpus)
       break;
     auto* host = zone->create_host("gpu" + std::to_string(rank), 1e9)->seal();
-    auto* port = link_owner->create_split_duplex_link("port" + std::to_string(rank), topo.intra_bytes_per_s);
+    // A node with its own intra-node rate (topology "nodes": PCIe instead of NVLink, a degraded switch): its ports.
+    const auto own    = topo.nodes.find(node);
+    const double rate = own != topo.nodes.end() && own->second.intra_bytes_per_s ? *own->second.intra_bytes_per_s
+                                                                                 : topo.intra_bytes_per_s;
+    if (rate != topo.intra_bytes_per_s)
+      p.identical_nodes = false; // an intra-node round no longer takes the same time on every node
+    auto* port = link_owner->create_split_duplex_link("port" + std::to_string(rank), rate);
     port->set_latency(topo.intra_latency_s)->seal();
     zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, {{port, Direction::UP}}, true);
     p.gpus.push_back(host);

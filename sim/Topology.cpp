@@ -109,11 +109,13 @@ Topology load_topology(const std::string& path)
         nodes->fail_at(key, fmt::format("a node id must be a whole number below max_nodes = {}, without leading zeros (got {})", t.max_nodes,
                                         io::echo(key)));
       const auto node = nodes->object(key);
-      node.allow_only({"compute_scale", "nic_gbps"});
+      node.allow_only({"compute_scale", "nic_gbps", "intra_gbps"});
       NodeOverride o;
       o.compute_scale = node.number_in_or("compute_scale", io::range::kComputeScale, 1);
       if (node.has("nic_gbps"))
         o.nic_bytes_per_s = node.number_in("nic_gbps", io::range::kLinkGbps) * unit;
+      if (node.has("intra_gbps")) // same unit as intra_node.bandwidth_gbps
+        o.intra_bytes_per_s = node.number_in("intra_gbps", io::range::kLinkGbps) * GBPS;
       t.nodes[static_cast<int>(id)] = o;
     }
   }

@@ -38,6 +38,7 @@ struct GpuSpec {
 struct NodeOverride {
   double compute_scale = 1;                // compute speed of its GPUs, 1 = the topology's GPU
   std::optional<double> nic_bytes_per_s;   // delivered per NIC, replacing nic.effective_gbps on this node
+  std::optional<double> intra_bytes_per_s; // each GPU's intra-node port, replacing intra_node.bandwidth_gbps here
 };
 
 struct Topology {
@@ -76,10 +77,12 @@ struct Topology {
   /// ports that cannot be slower than the node's uplink.
   bool node_pair_flows_mergeable() const
   {
-    double fastest = nic_bytes_per_s;
-    for (const auto& [id, n] : nodes)
-      fastest = std::max(fastest, n.nic_bytes_per_s.value_or(0));
-    return !per_flow_bytes_per_s && intra_bytes_per_s >= fastest * nic_count;
+    double fastest = nic_bytes_per_s, slowest_port = intra_bytes_per_s;
+    for (const auto& [id, n] : nodes) {
+      fastest      = std::max(fastest, n.nic_bytes_per_s.value_or(0));
+      slowest_port = std::min(slowest_port, n.intra_bytes_per_s.value_or(intra_bytes_per_s));
+    }
+    return !per_flow_bytes_per_s && slowest_port >= fastest * nic_count;
   }
   double intra_node_latency_s() const { return 2 * intra_latency_s; }
 };

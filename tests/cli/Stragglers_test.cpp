@@ -113,6 +113,36 @@ TEST_CASE("Stragglers: a node whose NIC runs at half rate doubles a ring's bandw
   }
 }
 
+TEST_CASE("Stragglers: a node whose GPU ports run at half rate doubles its intra-node bandwidth terms", "[cli]")
+{
+  // v100x8-ib100: 8 GPUs per node on 56 Gbps ports (B = 7e9 B/s), 2 us per port (alpha = 4 us per hop), rdma.
+  // One node, ring all-reduce of S = 100 MiB: 2 (n-1) (S/n / B + alpha), n = 8. Ports at 28 Gbps: B/2.
+  // Two nodes, hierarchical: the intra-node reduce-scatter and all-gather, 2 (n-1) S/n / B of it, double on the slow
+  // node and the inter-node ring waits for it, whichever node it is (node 1 as much as node 0: no round may be
+  // simulated on node 0 alone for all nodes once their ports differ).
+  auto topo = nlohmann::json::parse(ccsim::test::read_file(std::string(CCSIM_SOURCE_DIR) + "/topologies/v100x8-ib100.json"));
+  auto time_us = [&](int gpus, const char* fidelity, const nlohmann::json& nodes) {
+    topo["nodes"]   = nodes;
+    const auto file = write_temp_file("slow-ports.json", topo.dump());
+    const auto r = run_ccsim("collective --topology " + file + " --gpus " + std::to_string(gpus) +
+                             " -b 100M -e 100M --format json --quiet --fidelity " + fidelity);
+    INFO(fidelity << ": " << r.err);
+    REQUIRE(r.exit_code == 0);
+    return nlohmann::json::parse(r.out)["rows"][0]["time_us"].get<double>();
+  };
+  const double S = 104857600, n = 8, B = 7e9, alpha = 4e-6;
+  const nlohmann::json none = nlohmann::json::object();
+  const nlohmann::json node0 = {{"0", {{"intra_gbps", 28}}}}, node1 = {{"1", {{"intra_gbps", 28}}}};
+  for (const char* fidelity : {"fast", "exact"}) {
+    CHECK(time_us(8, fidelity, none) == Approx(2 * (n - 1) * (S / n / B + alpha) * 1e6).epsilon(1e-9));
+    CHECK(time_us(8, fidelity, node0) == Approx(2 * (n - 1) * (S / n / (B / 2) + alpha) * 1e6).epsilon(1e-9));
+    const double uniform = time_us(16, fidelity, none);
+    const double extra   = 2 * (n - 1) * S / n / B * 1e6;
+    CHECK(time_us(16, fidelity, node0) == Approx(uniform + extra).epsilon(1e-9));
+    CHECK(time_us(16, fidelity, node1) == Approx(uniform + extra).epsilon(1e-9));
+  }
+}
+
 TEST_CASE("Stragglers: bad knobs are one-line errors naming the flag or the JSON path", "[cli]")
 {
   const std::string base = "simulate --topology v100x8-ib100 --workload bert-large --algorithm lamb --gpus 16 --quiet ";
@@ -133,6 +163,8 @@ TEST_CASE("Stragglers: bad knobs are one-line errors naming the flag or the JSON
       {{{"2", {{"compute_scale", 1001}}}}, "/nodes/2/compute_scale"},
       {{{"2", {{"compute_scale", "fast"}}}}, "/nodes/2/compute_scale"},
       {{{"2", 0.5}}, "/nodes/2"},
+      {{{"2", {{"intra_gbps", 0}}}}, "/nodes/2/intra_gbps"},
+      {{{"2", {{"intra_gbps", 1e7}}}}, "/nodes/2/intra_gbps"},
       {{{"2", {{"compute_scale", 0}}}}, "/nodes/2/compute_scale"},
       {{{"2", {{"nic_gbps", -1}}}}, "/nodes/2/nic_gbps"},
       {{{"2", {{"speed", 1}}}}, "/nodes/2/speed"},
