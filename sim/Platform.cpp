@@ -114,12 +114,25 @@ Platform build_platform(const Topology& topo, int gpus)
     for (int leaf = 0; leaf < leaves; ++leaf) {
       auto* lz = sg4::create_star_zone("leaf" + std::to_string(leaf));
       lz->set_parent(root);
-      auto* lgw = lz->create_router("leaf" + std::to_string(leaf) + "-gw");
+      // The leaf's gateway router lives in a zone of its own beside the nodes, not in the leaf zone itself. Why: SimGrid
+      // 3.32 resolves a route from a GPU (two levels down) to a router of the leaf zone as if both were direct members
+      // of the leaf (find_common_ancestors stops one level short), and takes the first node's route instead of the
+      // GPU's: every inter-leaf flow then left and entered through the leaf's first NIC and skipped the GPU ports.
+      // With the router one level down too, the route is node -> leaf star -> switch zone, as between two nodes.
+      auto* sw = sg4::create_star_zone("leaf" + std::to_string(leaf) + "-sw");
+      sw->set_parent(lz);
+      auto* lgw = sw->create_router("leaf" + std::to_string(leaf) + "-gw");
+      sw->seal();
+      lz->add_route(sw->get_netpoint(), nullptr, lgw, nullptr, {}, true);
       for (int node = leaf * topo.nodes_per_leaf; node < std::min(nodes, (leaf + 1) * topo.nodes_per_leaf); ++node)
         attach(lz, node, nullptr);
       lz->seal();
-      auto* up = root->create_split_duplex_link("leafup" + std::to_string(leaf),
-                                                topo.nodes_per_leaf * uplink / topo.oversubscription);
+      // A degraded leaf (topology fabric.leaves) keeps only its share of the uplink capacity.
+      const auto degraded = topo.leaf_uplink_share.find(leaf);
+      double capacity     = topo.nodes_per_leaf * uplink / topo.oversubscription;
+      if (degraded != topo.leaf_uplink_share.end())
+        capacity *= degraded->second;
+      auto* up = root->create_split_duplex_link("leafup" + std::to_string(leaf), capacity);
       up->set_latency(topo.fabric_latency_s / 2)->seal();
       root->add_route(lz->get_netpoint(), nullptr, lgw, nullptr, {{up, Direction::UP}}, true);
       p.fabric_links.push_back(up);

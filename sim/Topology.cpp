@@ -12,6 +12,19 @@ namespace ccsim::sim {
 namespace {
 constexpr double GBPS = 1e9 / 8; // bytes/s in one Gbit/s (network convention: 1e9 bit/s)
 constexpr double US   = 1e-6;
+
+/// The id a key of `ids` names ("3"): canonical decimal below `count`. "03" and "3" would name the same node, and the
+/// second would silently replace the first, so leading zeros are refused.
+int parse_id(const io::JsonObject& ids, const std::string& key, std::int64_t count, const char* what, const char* count_name)
+{
+  const bool digits = !key.empty() && key.size() <= 9 && key.find_first_not_of("0123456789") == std::string::npos &&
+                      (key.size() == 1 || key[0] != '0');
+  const auto id     = digits ? io::parse_integer(key, io::Range{0, 999999999}, ids.file()) : -1;
+  if (!digits || id >= count)
+    ids.fail_at(key, fmt::format("a {} id must be a whole number below {} = {}, without leading zeros (got {})", what,
+                                 count_name, count, io::echo(key)));
+  return static_cast<int>(id);
+}
 } // namespace
 
 double GpuSpec::kernel_rate(const std::string& kernel) const
@@ -86,28 +99,36 @@ Topology load_topology(const std::string& path)
     t.per_flow_bytes_per_s = nic.number_in("per_flow_gbps", io::range::kLinkGbps) * unit;
 
   const auto fabric = root.object("fabric");
-  fabric.allow_only({"kind", "oversubscription", "nodes_per_leaf", "latency_us"});
+  fabric.allow_only({"kind", "oversubscription", "nodes_per_leaf", "latency_us", "leaves"});
   const std::string kind = fabric.choice("kind", {"switch", "fat-tree", "wan"});
   t.fabric           = kind == "switch" ? FabricKind::SWITCH : kind == "fat-tree" ? FabricKind::FAT_TREE : FabricKind::WAN;
   t.oversubscription = fabric.number_in_or("oversubscription", io::range::kOversubscription, 1.0); // 1 = non-blocking
   t.fabric_latency_s = fabric.number_in_or("latency_us", io::range::kLatencyUs, 0) * US;
   if (t.fabric == FabricKind::FAT_TREE)
     t.nodes_per_leaf = static_cast<int>(fabric.integer_in("nodes_per_leaf", io::range::kNodesPerLeaf));
+  if (const auto leaves = fabric.object_if("leaves")) {
+    // Degraded leaves of a fat-tree (a failed cable among a leaf's uplinks): the share of its uplink capacity left.
+    if (t.fabric != FabricKind::FAT_TREE)
+      fabric.fail_at("leaves", "only a fat-tree has leaves (fabric.kind is " + kind + ")");
+    const std::int64_t count = (std::int64_t{t.max_nodes} + t.nodes_per_leaf - 1) / t.nodes_per_leaf;
+    for (const auto& [key, value] : leaves->raw().items()) {
+      if (io::is_note_key(key))
+        continue;
+      const int id = parse_id(*leaves, key, count, "leaf", "the number of leaves");
+      const auto leaf = leaves->object(key);
+      leaf.allow_only({"uplink_share"});
+      t.leaf_uplink_share[id] = leaf.number_in("uplink_share", io::range::kLinkShare);
+    }
+  }
 
   t.network_model = root.choice("network_model", {"rdma", "tcp"}) == "rdma" ? NetworkModel::RDMA : NetworkModel::TCP;
   t.tcp_window_bytes = root.number_in_or("tcp_window_bytes", io::range::kTcpWindowBytes, 4194304);
   if (const auto nodes = root.object_if("nodes")) {
-    // Keys are node ids ("3"): written in decimal, below max_nodes. Each node says how it differs.
+    // Keys are node ids ("3"), below max_nodes. Each node says how it differs.
     for (const auto& [key, value] : nodes->raw().items()) {
       if (io::is_note_key(key))
         continue;
-      // Canonical decimal only: "03" and "3" would name the same node, and the second would silently replace the first.
-      const bool digits = !key.empty() && key.size() <= 9 && key.find_first_not_of("0123456789") == std::string::npos &&
-                          (key.size() == 1 || key[0] != '0');
-      const auto id     = digits ? io::parse_integer(key, io::Range{0, io::range::kMaxNodes.hi}, path) : -1;
-      if (!digits || id >= t.max_nodes)
-        nodes->fail_at(key, fmt::format("a node id must be a whole number below max_nodes = {}, without leading zeros (got {})", t.max_nodes,
-                                        io::echo(key)));
+      const int id    = parse_id(*nodes, key, t.max_nodes, "node", "max_nodes");
       const auto node = nodes->object(key);
       node.allow_only({"compute_scale", "nic_gbps", "intra_gbps"});
       NodeOverride o;
@@ -116,7 +137,7 @@ Topology load_topology(const std::string& path)
         o.nic_bytes_per_s = node.number_in("nic_gbps", io::range::kLinkGbps) * unit;
       if (node.has("intra_gbps")) // same unit as intra_node.bandwidth_gbps
         o.intra_bytes_per_s = node.number_in("intra_gbps", io::range::kLinkGbps) * GBPS;
-      t.nodes[static_cast<int>(id)] = o;
+      t.nodes[id] = o;
     }
   }
   return t;

@@ -67,6 +67,7 @@ struct Topology {
   double tcp_window_bytes = 4194304;          // LV08's TCP-gamma (only for NetworkModel::TCP)
   double bits_per_megabit = 1e6;              // 2^20 where the cluster's rates are labelled in binary Mbit
   std::map<int, NodeOverride> nodes;          // "nodes": {"3": {...}}: nodes that differ from the rest
+  std::map<int, double> leaf_uplink_share;    // fat-tree "fabric.leaves": {"2": {"uplink_share": 0.5}}: degraded leaves
 
   std::int64_t max_gpus() const { return std::int64_t{gpus_per_node} * max_nodes; }
   /// Inter-node bandwidth of one node (all NICs) in bytes/s.
