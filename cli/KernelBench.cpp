@@ -5,6 +5,7 @@
 #include "numerics/GroupQuantizer.hpp"
 #include "numerics/Hadamard.hpp"
 #include "numerics/OnebitPack.hpp"
+#include "numerics/ParallelFor.hpp"
 #include "numerics/Sparsifiers.hpp"
 
 #include <algorithm>
@@ -38,7 +39,7 @@ double median_seconds(const std::function<void()>& f, int repeats)
 }
 } // namespace
 
-std::vector<KernelRate> bench_cpu(std::uint64_t bytes, int repeats)
+std::vector<KernelRate> bench_cpu(std::uint64_t bytes, int repeats, std::size_t threads)
 {
   using namespace numerics;
   const std::size_t n = std::max<std::size_t>(1024, bytes / 4 / 1024 * 1024); // fp32 values, multiple of 1024
@@ -59,17 +60,24 @@ std::vector<KernelRate> bench_cpu(std::uint64_t bytes, int repeats)
     const double s = median_seconds(f, repeats);
     out.push_back({name, "cpu", 4ull * n, 4.0 * static_cast<double>(n) / s / 1e9});
   };
-  run("memcpy", [&] { std::memcpy(y.data(), x.data(), 4 * n); });
-  run("onebit_compress", [&] { compress_with_feedback(x.data(), err.data(), n, bits.data()); });
-  run("onebit_decompress", [&] { unpack_signs(bits.data(), n, 0.5f, y.data()); });
-  run("quant_int4_g128", [&] { quantize_groups_packed(x.data(), n, 4, 128, Rounding::STOCHASTIC, 3, codes.data(), scales.data()); });
-  run("quant_int8_g128", [&] { quantize_groups_packed(x.data(), n, 8, 128, Rounding::STOCHASTIC, 3, codes.data(), scales.data()); });
-  run("hadamard32_quant_int4",
-      [&] { hadamard32_quantize_packed(x.data(), n, 4, 128, Rounding::STOCHASTIC, 3, codes.data(), scales.data()); });
-  run("randk_gather", [&] { gather(x.data(), mask, picked.data()); });
+  const std::size_t t = threads;
+  run("memcpy", [&] {
+    parallel_ranges(t, n, 16, [&](std::size_t b, std::size_t e) { std::memcpy(y.data() + b, x.data() + b, 4 * (e - b)); });
+  });
+  run("onebit_compress", [&] { compress_with_feedback(x.data(), err.data(), n, bits.data(), t); });
+  run("onebit_decompress", [&] { unpack_signs(bits.data(), n, 0.5f, y.data(), t); });
+  run("quant_int4_g128",
+      [&] { quantize_groups_packed(x.data(), n, 4, 128, Rounding::STOCHASTIC, 3, codes.data(), scales.data(), 0, t); });
+  run("quant_int8_g128",
+      [&] { quantize_groups_packed(x.data(), n, 8, 128, Rounding::STOCHASTIC, 3, codes.data(), scales.data(), 0, t); });
+  run("hadamard32_quant_int4", [&] {
+    hadamard32_quantize_packed(x.data(), n, 4, 128, Rounding::STOCHASTIC, 3, codes.data(), scales.data(), 0, t);
+  });
+  run("randk_gather", [&] { gather(x.data(), mask.data(), mask.size(), picked.data(), t); });
   run("topk", [&] { (void)top_k_indices(x.data(), n, n / 100); });
   // AQ-SGD's sender: delta against the per-example buffer, per-channel quantization, buffer update (1024 channels).
-  run("aq_delta_quant", [&] { quantize_delta_channels(x.data(), m.data(), n / 1024, 1024, 4, aq_codes.data(), aq_scales.data()); });
+  run("aq_delta_quant",
+      [&] { quantize_delta_channels(x.data(), m.data(), n / 1024, 1024, 4, aq_codes.data(), aq_scales.data(), t); });
   return out;
 }
 

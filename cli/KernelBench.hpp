@@ -2,6 +2,7 @@
 // `ccsim bench-kernels`: input bytes per second of the compression kernels whose names the simulator's
 // KernelOps use, median of repeated runs, with memcpy as the reference.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@ struct KernelRate {
 /// Kernel names in the order they are reported.
 const std::vector<std::string>& bench_kernel_names();
 
-std::vector<KernelRate> bench_cpu(std::uint64_t bytes, int repeats);
+/// Every kernel (memcpy included, so "x memcpy" compares like with like) on `threads` threads, split where the
+/// results stay bit-identical to one thread; topk stays serial, and onebit_compress's first pass too
+/// (numerics/OnebitPack.hpp).
+std::vector<KernelRate> bench_cpu(std::uint64_t bytes, int repeats, std::size_t threads = 1);
 
 } // namespace ccsim::cli

@@ -1,4 +1,5 @@
-// `ccsim bench-kernels [--backend cpu|cuda] [--bytes N] [--repeats R]`: compression kernel throughput.
+// `ccsim bench-kernels [--backend cpu|cuda] [--bytes N] [--repeats R] [--threads T]`: compression kernel throughput.
+// The CPU path is the one CCSIM_SIMD / the CPU select (numerics/Simd.hpp); the table and JSON say which.
 #include "cli/Command.hpp"
 #include "numerics/SimdLevel.hpp"
 #include "cli/KernelBench.hpp"
@@ -20,7 +21,9 @@ int cmd_bench_kernels(const std::vector<std::string>& args)
   add_common_options(desc);
   desc.add_options()("backend", po::value<std::string>()->default_value("cpu"), "cpu or cuda")(
       "bytes", po::value<std::string>()->default_value(std::to_string(64ull << 20)), "input buffer size (default 64 MiB)")(
-      "repeats", po::value<std::string>()->default_value("7"), "timed runs per kernel (the median is reported)");
+      "repeats", po::value<std::string>()->default_value("7"), "timed runs per kernel (the median is reported)")(
+      "threads", po::value<std::string>()->default_value("1"),
+      "CPU threads per kernel, 1 to 1024 (results bit-identical to 1; topk stays serial)");
   po::variables_map vm;
   if (!parse_options("bench-kernels", args, desc, vm))
     return 0;
@@ -28,9 +31,13 @@ int cmd_bench_kernels(const std::vector<std::string>& args)
   const auto backend  = choice_flag(vm, "backend", {"cpu", "cuda"});
   const auto bytes    = static_cast<std::uint64_t>(*integer_flag(vm, "bytes", io::range::kBenchBytes));
   const int repeats   = static_cast<int>(*integer_flag(vm, "repeats", io::range::kRepeats));
+  // The same bounds as CCSIM_THREADS (cli/main.cpp).
+  const auto threads = static_cast<std::size_t>(*integer_flag(vm, "threads", io::Range{1, 1024}));
+  if (backend != "cpu" && !vm["threads"].defaulted())
+    throw io::InputError("--threads", "", "only the cpu backend uses threads");
   std::vector<KernelRate> rows;
   if (backend == "cpu") {
-    rows = bench_cpu(bytes, repeats);
+    rows = bench_cpu(bytes, repeats, threads);
   } else {
     if (numerics::cuda::device_count() == 0)
       throw io::InputError("--backend", "", numerics::cuda::built_with_cuda() ? "cuda: no CUDA device found"
@@ -40,7 +47,9 @@ int cmd_bench_kernels(const std::vector<std::string>& args)
   }
   const double memcpy_gbps = rows.front().gbps;
   if (format == Format::JSON) {
-    nlohmann::json doc = {{"simd", numerics::to_string(numerics::simd_level())}, {"rows", nlohmann::json::array()}};
+    nlohmann::json doc = {{"simd", numerics::to_string(numerics::simd_level())},
+                          {"threads", threads},
+                          {"rows", nlohmann::json::array()}};
     for (const auto& r : rows)
       doc["rows"].push_back({{"kernel", r.kernel}, {"backend", r.backend}, {"bytes", r.bytes}, {"gbps", r.gbps},
                              {"vs_memcpy", r.gbps / memcpy_gbps}});
@@ -52,7 +61,9 @@ int cmd_bench_kernels(const std::vector<std::string>& args)
     t.add_row({r.kernel, r.backend, format_number(static_cast<double>(r.bytes) / (1 << 20)), format_number(r.gbps),
                format_number(r.gbps / memcpy_gbps, 3)});
   t.print(std::cout);
-  std::cout << "cpu kernels: " << numerics::to_string(numerics::simd_level()) << " path (CCSIM_SIMD=scalar|avx2|avx512 caps it)\n";
+  std::cout << fmt::format("cpu kernels: {} path (CCSIM_SIMD=scalar|avx2|avx512 caps it), {} thread{}
+",
+                           numerics::to_string(numerics::simd_level()), threads, threads == 1 ? "" : "s");
   return 0;
 }
 

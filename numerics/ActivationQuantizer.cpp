@@ -2,6 +2,7 @@
 // innermost, so per-channel scales stay in cache and the compiler vectorises across channels.
 #include "numerics/ActivationQuantizer.hpp"
 
+#include "numerics/ParallelFor.hpp"
 #include "numerics/QuantizedSizes.hpp"
 #include "numerics/Rounding.hpp"
 
@@ -94,15 +95,17 @@ std::uint64_t direct_quantize(const float* x, std::size_t rows, std::size_t chan
 }
 
 namespace {
-/// Per-channel running max of |a - m| over the rows (channel innermost, so it vectorises across channels).
+/// Per-channel running max of |a - m| over the rows for channels [c0, c1) (channel innermost, so it vectorises
+/// across channels).
 CCSIM_VECTOR_CLONES
-void channel_absmax_of_difference(const float* a, const float* m, std::size_t rows, std::size_t channels, float* scales)
+void channel_absmax_of_difference(const float* a, const float* m, std::size_t rows, std::size_t channels,
+                                  std::size_t c0, std::size_t c1, float* scales)
 {
-  std::fill(scales, scales + channels, 0.0f);
+  std::fill(scales + c0, scales + c1, 0.0f);
   for (std::size_t r = 0; r < rows; ++r) {
     const float* ar = a + r * channels;
     const float* mr = m + r * channels;
-    for (std::size_t c = 0; c < channels; ++c) {
+    for (std::size_t c = c0; c < c1; ++c) {
       const float v = std::fabs(ar[c] - mr[c]);
       scales[c]     = scales[c] < v ? v : scales[c];
     }
@@ -111,14 +114,19 @@ void channel_absmax_of_difference(const float* a, const float* m, std::size_t ro
 } // namespace
 
 void quantize_delta_channels(const float* a, float* m, std::size_t rows, std::size_t channels, int bits,
-                             std::int8_t* codes, float* scales)
+                             std::int8_t* codes, float* scales, std::size_t threads)
 {
-  channel_absmax_of_difference(a, m, rows, channels, scales);
+  // Channel ranges of 16 (one cache line of scales) so no two threads write the same line.
+  parallel_ranges(threads, channels, 16, [&](std::size_t c0, std::size_t c1) {
+    channel_absmax_of_difference(a, m, rows, channels, c0, c1, scales);
+  });
   for (std::size_t c = 0; c < channels; ++c)
     scales[c] = round_to_fp16(scales[c]);
   const float half = static_cast<float>(1 << (bits - 1));
-  for (std::size_t r = 0; r < rows; ++r)
-    encode_row(a + r * channels, m + r * channels, m + r * channels, scales, channels, half, codes + r * channels);
+  parallel_ranges(threads, rows, 1, [&](std::size_t r0, std::size_t r1) {
+    for (std::size_t r = r0; r < r1; ++r)
+      encode_row(a + r * channels, m + r * channels, m + r * channels, scales, channels, half, codes + r * channels);
+  });
 }
 
 std::uint64_t DeltaMessage::wire_bytes() const

@@ -1,195 +1,36 @@
-// Group quantizer with nearest and reproducible stochastic rounding. The hot loops work one group at a time on
-// raw pointers: a max|x| pass, then a code pass, with branch-free rounding so the compiler can vectorise them.
+// Group quantizer with nearest and reproducible stochastic rounding. The packed kernel works one group at a time on
+// raw pointers: a max|x| pass, then a code pass that writes packed bytes, each from the path simd_level() picks
+// (scalar here, AVX2 / AVX-512 in numerics/GroupQuantizerAvx2.cpp / GroupQuantizerAvx512.cpp; all bit-identical).
+// quantize_groups (unpacked, any width) is the scalar reference the tests compare against.
 #include "numerics/GroupQuantizer.hpp"
 
+#include "numerics/GroupQuantizerPaths.hpp"
+#include "numerics/ParallelFor.hpp"
 #include "numerics/QuantizedSizes.hpp"
 #include "numerics/Rounding.hpp"
+#include "numerics/SimdLevel.hpp"
+#include "numerics/SimdTarget.hpp"
 
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 
-#include "numerics/Avx2.hpp"
-#include "numerics/SimdLevel.hpp"
-
 namespace ccsim::numerics {
 
 namespace {
-constexpr std::uint64_t GOLDEN = 0x9E3779B97F4A7C15ull;
-
-inline std::uint64_t splitmix64_finalise(std::uint64_t z)
-{
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-/// Round half to even for |v| < 2^22: adding 1.5·2^23 pushes the fraction out of the mantissa under the default
-/// round-to-nearest-even mode (no FMA is involved, so no contraction can change it). Equals rintf / __float2int_rn.
-inline float round_half_even(float v)
-{
-  constexpr float MAGIC = 12582912.0f; // 1.5 · 2^23
-  return (v + MAGIC) - MAGIC;
-}
-
-/// floor for |v| < 2^31 without a libm call: truncate, then step down for negative non-integers.
-inline float floor_small(float v)
-{
-  const float t = static_cast<float>(static_cast<std::int32_t>(v));
-  return t > v ? t - 1.0f : t;
-}
-
-/// u(seed, index) of the header comment. (z >> 40) < 2^24 converts exactly through int32.
-inline float draw(std::uint64_t seed, std::uint64_t index)
-{
-  const std::uint64_t z = splitmix64_finalise((seed ^ (index * GOLDEN)) + GOLDEN);
-  return static_cast<float>(static_cast<std::int32_t>(z >> 40)) * (1.0f / 16777216.0f);
-}
+using detail::draw;
 
 /// Codes (as floats in [-qmax, qmax]) of m values scaled by inv; the draw index of x[i] is first + i.
-void code_slice_portable(const float* x, std::size_t m, float inv, float qmax, Rounding rounding, std::uint64_t seed,
-                         std::uint64_t first, float* code)
-{
-  if (rounding == Rounding::NEAREST) {
-    for (std::size_t i = 0; i < m; ++i)
-      code[i] = std::min(qmax, std::max(-qmax, round_half_even(x[i] * inv)));
-  } else {
-    for (std::size_t i = 0; i < m; ++i) {
-      const float v     = x[i] * inv;
-      const float lower = floor_small(v);
-      const float c     = lower + (draw(seed, first + i) < v - lower ? 1.0f : 0.0f);
-      code[i]           = std::min(qmax, std::max(-qmax, c));
-    }
-  }
-}
-
-#if CCSIM_HAVE_AVX2_PATH
-/// a · C mod 2^64 for 4 lanes (AVX2 has no 64-bit multiply): lo·lo + ((hi·lo + lo·hi) << 32).
-__attribute__((target("avx2"))) inline __m256i mul64(__m256i a, std::uint64_t c)
-{
-  const __m256i b     = _mm256_set1_epi64x(static_cast<long long>(c));
-  const __m256i lolo  = _mm256_mul_epu32(a, b);
-  const __m256i hilo  = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), b);
-  const __m256i lohi  = _mm256_mul_epu32(a, _mm256_srli_epi64(b, 32));
-  const __m256i cross = _mm256_slli_epi64(_mm256_add_epi64(hilo, lohi), 32);
-  return _mm256_add_epi64(lolo, cross);
-}
-
-/// The 24-bit draws of 4 lanes whose index·GOLDEN products are `ig` (splitmix64 finaliser, header formula).
-__attribute__((target("avx2"))) inline __m256i draw24(__m256i seed, __m256i ig)
-{
-  __m256i z = _mm256_add_epi64(_mm256_xor_si256(seed, ig), _mm256_set1_epi64x(static_cast<long long>(GOLDEN)));
-  z         = mul64(_mm256_xor_si256(z, _mm256_srli_epi64(z, 30)), 0xBF58476D1CE4E5B9ull);
-  z         = mul64(_mm256_xor_si256(z, _mm256_srli_epi64(z, 27)), 0x94D049BB133111EBull);
-  z         = _mm256_xor_si256(z, _mm256_srli_epi64(z, 31));
-  return _mm256_srli_epi64(z, 40);
-}
-
-/// Stochastic codes, 8 values per iteration, bit-identical to the portable loop (same draws, same float ops).
-__attribute__((target("avx2"))) void stochastic_codes_avx2(const float* x, std::size_t m, float inv, float qmax,
-                                                           std::uint64_t seed, std::uint64_t first, float* code)
-{
-  const __m256i vseed = _mm256_set1_epi64x(static_cast<long long>(seed));
-  const __m256i step  = _mm256_set1_epi64x(static_cast<long long>(8 * GOLDEN));
-  __m256i ig0 = _mm256_setr_epi64x(static_cast<long long>((first + 0) * GOLDEN), static_cast<long long>((first + 1) * GOLDEN),
-                                   static_cast<long long>((first + 2) * GOLDEN), static_cast<long long>((first + 3) * GOLDEN));
-  __m256i ig1 = _mm256_setr_epi64x(static_cast<long long>((first + 4) * GOLDEN), static_cast<long long>((first + 5) * GOLDEN),
-                                   static_cast<long long>((first + 6) * GOLDEN), static_cast<long long>((first + 7) * GOLDEN));
-  const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-  const __m256 vinv = _mm256_set1_ps(inv), vq = _mm256_set1_ps(qmax), vnq = _mm256_set1_ps(-qmax);
-  const __m256 one = _mm256_set1_ps(1.0f), unit = _mm256_set1_ps(1.0f / 16777216.0f);
-  std::size_t i = 0;
-  for (; i + 8 <= m; i += 8) {
-    // Low dwords of the 8 draws in element order: lanes 0-3 from ig0, 4-7 from ig1.
-    const __m256i d0 = _mm256_permutevar8x32_epi32(draw24(vseed, ig0), even);
-    const __m256i d1 = _mm256_permutevar8x32_epi32(draw24(vseed, ig1), even);
-    const __m256i d  = _mm256_permute2x128_si256(d0, d1, 0x20);
-    const __m256 u   = _mm256_mul_ps(_mm256_cvtepi32_ps(d), unit);
-    const __m256 v   = _mm256_mul_ps(_mm256_loadu_ps(x + i), vinv);
-    __m256 lower     = _mm256_cvtepi32_ps(_mm256_cvttps_epi32(v));
-    lower            = _mm256_sub_ps(lower, _mm256_and_ps(_mm256_cmp_ps(lower, v, _CMP_GT_OQ), one));
-    const __m256 up  = _mm256_and_ps(_mm256_cmp_ps(u, _mm256_sub_ps(v, lower), _CMP_LT_OQ), one);
-    const __m256 c   = _mm256_add_ps(lower, up);
-    _mm256_storeu_ps(code + i, _mm256_min_ps(vq, _mm256_max_ps(vnq, c)));
-    ig0 = _mm256_add_epi64(ig0, step);
-    ig1 = _mm256_add_epi64(ig1, step);
-  }
-  code_slice_portable(x + i, m - i, inv, qmax, Rounding::STOCHASTIC, seed, first + i, code + i);
-}
-
-bool have_avx2()
-{
-  return simd_level() >= SimdLevel::AVX2; // the CPU has it and neither CCSIM_SIMD nor a test capped it
-}
-
-// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*() and trip -Wmaybe-uninitialized inside its own headers
-// (GCC bug 105593, fixed in GCC 13): a false positive, silenced for these two functions only.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-/// The draws of 8 lanes with AVX-512DQ's native 64-bit multiply (AVX2 builds each from three 32-bit ones: the
-/// hash was 80 % of the AVX2 loop's time, perf, issue 13). Same integer operations, so the same draws.
-__attribute__((target("avx512f,avx512dq"))) inline __m512i draw24_512(__m512i seed, __m512i ig)
-{
-  __m512i z = _mm512_add_epi64(_mm512_xor_si512(seed, ig), _mm512_set1_epi64(static_cast<long long>(GOLDEN)));
-  z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)),
-                         _mm512_set1_epi64(static_cast<long long>(0xBF58476D1CE4E5B9ull)));
-  z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)),
-                         _mm512_set1_epi64(static_cast<long long>(0x94D049BB133111EBull)));
-  z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
-  return _mm512_srli_epi64(z, 40);
-}
-
-/// Stochastic codes, 16 values per iteration, bit-identical to the portable loop (same draws, same float ops:
-/// multiply, truncate, compare, add or subtract one, clamp; no FMA).
-__attribute__((target("avx512f,avx512dq"))) void stochastic_codes_avx512(const float* x, std::size_t m, float inv,
-                                                                           float qmax, std::uint64_t seed,
-                                                                           std::uint64_t first, float* code)
-{
-  const __m512i vseed = _mm512_set1_epi64(static_cast<long long>(seed));
-  const __m512i step  = _mm512_set1_epi64(static_cast<long long>(16 * GOLDEN));
-  __m512i ig0 = _mm512_mullo_epi64(_mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(first)),
-                                                    _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7)),
-                                   _mm512_set1_epi64(static_cast<long long>(GOLDEN)));
-  __m512i ig1 = _mm512_add_epi64(ig0, _mm512_set1_epi64(static_cast<long long>(8 * GOLDEN)));
-  const __m512 vinv = _mm512_set1_ps(inv), vq = _mm512_set1_ps(qmax), vnq = _mm512_set1_ps(-qmax);
-  const __m512 one = _mm512_set1_ps(1.0f), unit = _mm512_set1_ps(1.0f / 16777216.0f);
-  std::size_t i = 0;
-  for (; i + 16 <= m; i += 16) {
-    const __m256i d0 = _mm512_cvtepi64_epi32(draw24_512(vseed, ig0)); // < 2^24: the narrowing keeps every bit
-    const __m256i d1 = _mm512_cvtepi64_epi32(draw24_512(vseed, ig1));
-    const __m512i d  = _mm512_inserti64x4(_mm512_castsi256_si512(d0), d1, 1);
-    const __m512 u   = _mm512_mul_ps(_mm512_cvtepi32_ps(d), unit);
-    const __m512 v   = _mm512_mul_ps(_mm512_loadu_ps(x + i), vinv);
-    __m512 lower     = _mm512_cvtepi32_ps(_mm512_cvttps_epi32(v));
-    lower            = _mm512_mask_sub_ps(lower, _mm512_cmp_ps_mask(lower, v, _CMP_GT_OQ), lower, one);
-    const __m512 c   = _mm512_mask_add_ps(lower, _mm512_cmp_ps_mask(u, _mm512_sub_ps(v, lower), _CMP_LT_OQ), lower, one);
-    _mm512_storeu_ps(code + i, _mm512_min_ps(vq, _mm512_max_ps(vnq, c)));
-    ig0 = _mm512_add_epi64(ig0, step);
-    ig1 = _mm512_add_epi64(ig1, step);
-  }
-  stochastic_codes_avx2(x + i, m - i, inv, qmax, seed, first + i, code + i);
-}
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-#endif
-
 void code_slice(const float* x, std::size_t m, float inv, float qmax, Rounding rounding, std::uint64_t seed,
                 std::uint64_t first, float* code)
 {
-#if CCSIM_HAVE_AVX2_PATH
-  if (rounding == Rounding::STOCHASTIC && simd_level() == SimdLevel::AVX512)
-    return stochastic_codes_avx512(x, m, inv, qmax, seed, first, code);
-  if (rounding == Rounding::STOCHASTIC && have_avx2())
-    return stochastic_codes_avx2(x, m, inv, qmax, seed, first, code);
-#endif
-  code_slice_portable(x, m, inv, qmax, rounding, seed, first, code);
+  for (std::size_t i = 0; i < m; ++i)
+    code[i] = rounding == Rounding::NEAREST ? detail::nearest_code(x[i], inv, qmax)
+                                            : detail::stochastic_code(x[i], inv, qmax, draw(seed, first + i));
 }
 
 /// max|x| with 8 independent lanes: a single running max is a serial dependency chain the compiler will not
-/// reorder; max is exact, so any order gives the same result.
+/// reorder; max is exact, so any order gives the same result (a NaN never wins a comparison, so it is skipped).
 CCSIM_VECTOR_CLONES
 float group_absmax(const float* x, std::size_t n)
 {
@@ -214,8 +55,7 @@ float quantize_group(const float* x, std::size_t g0, std::size_t g1, int bits, R
 {
   const float qmax   = static_cast<float>(max_code(bits));
   const float absmax = group_absmax(x + g0, g1 - g0);
-  const float inv    = absmax > 0.0f ? qmax / absmax : 0.0f; // SDP4Bit: scale = (2^(b-1)-1)/absmax (§7.1)
-  code_slice(x + g0, g1 - g0, inv, qmax, rounding, seed, g0, code_out);
+  code_slice(x + g0, g1 - g0, detail::group_inverse(absmax, qmax), qmax, rounding, seed, g0, code_out);
   return absmax / qmax;
 }
 
@@ -269,7 +109,7 @@ float uniform_draw(std::uint64_t seed, std::uint64_t index)
 
 std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t a, std::uint64_t b)
 {
-  return splitmix64_finalise(seed ^ (a * 0xD1B54A32D192ED03ull) ^ (b * 0x8CB92BA72F3D8DD7ull));
+  return detail::splitmix64_finalise(seed ^ (a * 0xD1B54A32D192ED03ull) ^ (b * 0x8CB92BA72F3D8DD7ull));
 }
 
 QuantizedGroups quantize_groups(const float* x, std::size_t n, int bits, std::size_t group, Rounding rounding,
@@ -329,38 +169,75 @@ std::uint64_t packed_bytes(std::size_t n, int bits, std::size_t group)
   return group_quantized_bytes(n, bits, group);
 }
 
+namespace detail {
+void encode_range_scalar(const float* x, std::size_t m, int bits, Rounding rounding, float inv, float qmax,
+                         std::uint64_t seed, std::uint64_t first, std::uint8_t* codes)
+{
+  auto code = [&](std::size_t i) {
+    const float c = rounding == Rounding::NEAREST ? nearest_code(x[i], inv, qmax)
+                                                  : stochastic_code(x[i], inv, qmax, draw(seed, first + i));
+    return static_cast<int>(c);
+  };
+  if (bits == 8) {
+    for (std::size_t i = 0; i < m; ++i)
+      codes[i] = static_cast<std::uint8_t>(static_cast<std::int8_t>(code(i)));
+    return;
+  }
+  std::size_t i = 0;
+  for (; i + 1 < m; i += 2)
+    codes[i / 2] = static_cast<std::uint8_t>(((static_cast<unsigned>(code(i)) & 0xFu) << 4) |
+                                             (static_cast<unsigned>(code(i + 1)) & 0xFu));
+  if (i < m) // a final odd element: zero low nibble
+    codes[i / 2] = static_cast<std::uint8_t>((static_cast<unsigned>(code(i)) & 0xFu) << 4);
+}
+} // namespace detail
+
+namespace {
+template <int BITS, Rounding ROUNDING>
+void encode_scalar(const float* x, std::size_t m, float inv, float qmax, std::uint64_t seed, std::uint64_t first,
+                   std::uint8_t* codes)
+{
+  detail::encode_range_scalar(x, m, BITS, ROUNDING, inv, qmax, seed, first, codes);
+}
+
+const detail::GroupKernels SCALAR_GROUP_KERNELS = {
+    group_absmax,
+    {{encode_scalar<4, Rounding::NEAREST>, encode_scalar<4, Rounding::STOCHASTIC>},
+     {encode_scalar<8, Rounding::NEAREST>, encode_scalar<8, Rounding::STOCHASTIC>}}};
+
+const detail::GroupKernels& group_kernels()
+{
+#if CCSIM_HAVE_X86_SIMD
+  switch (simd_level()) {
+  case SimdLevel::AVX512: return detail::AVX512_GROUP_KERNELS;
+  case SimdLevel::AVX2: return detail::AVX2_GROUP_KERNELS;
+  default: break;
+  }
+#endif
+  return SCALAR_GROUP_KERNELS;
+}
+} // namespace
+
 void quantize_groups_packed(const float* x, std::size_t n, int bits, std::size_t group, Rounding rounding,
-                            std::uint64_t seed, std::uint8_t* codes, float* scales, std::uint64_t first_index)
+                            std::uint64_t seed, std::uint8_t* codes, float* scales, std::uint64_t first_index,
+                            std::size_t threads)
 {
   assert((bits == 4 && group % 2 == 0) || bits == 8);
-  // One group of float codes lives on the stack-sized scratch; groups beyond it are processed in slices of the
-  // same group (the scale is per group, so slice only the code pass).
-  constexpr std::size_t SLICE = 4096;
-  float code[SLICE];
-  const float qmax = static_cast<float>(max_code(bits));
+  if (threads > 1)
+    return parallel_ranges(threads, n, group, [&](std::size_t b, std::size_t e) {
+      quantize_groups_packed(x + b, e - b, bits, group, rounding, seed, codes + b * static_cast<std::size_t>(bits) / 8,
+                             scales + b / group, first_index + b);
+    });
+  const detail::GroupKernels& k = group_kernels();
+  const auto encode             = k.encode[bits == 8][rounding == Rounding::STOCHASTIC];
+  const float qmax              = static_cast<float>(max_code(bits));
   for (std::size_t g0 = 0, g = 0; g0 < n; g0 += group, ++g) {
-    const std::size_t g1 = std::min(n, g0 + group);
-    const float absmax   = group_absmax(x + g0, g1 - g0);
-    const float inv      = absmax > 0.0f ? qmax / absmax : 0.0f;
-    scales[g]            = absmax / qmax;
-    for (std::size_t s0 = g0; s0 < g1; s0 += SLICE) {
-      const std::size_t s1 = std::min(g1, s0 + SLICE);
-      code_slice(x + s0, s1 - s0, inv, qmax, rounding, seed, first_index + s0, code);
-      if (bits == 8) {
-        for (std::size_t i = s0; i < s1; ++i)
-          codes[i] = static_cast<std::uint8_t>(static_cast<std::int8_t>(code[i - s0]));
-      } else {
-        // s0 is even (group and SLICE are even); a final odd element gets a zero low nibble.
-        const std::size_t m = s1 - s0;
-        for (std::size_t k = 0; k + 1 < m; k += 2) {
-          const auto hi          = static_cast<unsigned>(static_cast<int>(code[k])) & 0xFu;
-          const auto lo          = static_cast<unsigned>(static_cast<int>(code[k + 1])) & 0xFu;
-          codes[(s0 + k) / 2] = static_cast<std::uint8_t>((hi << 4) | lo);
-        }
-        if (m % 2 == 1)
-          codes[(s1 - 1) / 2] = static_cast<std::uint8_t>((static_cast<unsigned>(static_cast<int>(code[m - 1])) & 0xFu) << 4);
-      }
-    }
+    const std::size_t m = std::min(n - g0, group);
+    const float absmax  = k.absmax(x + g0, m);
+    scales[g]           = absmax / qmax; // SDP4Bit §7.1: the stored scale is max|x| / qmax
+    // g0 is even at 4 bits (group is even), so the group's codes start on a byte.
+    encode(x + g0, m, detail::group_inverse(absmax, qmax), qmax, seed, first_index + g0,
+           codes + g0 * static_cast<std::size_t>(bits) / 8);
   }
 }
 

@@ -15,6 +15,9 @@
 //                 u = (z >> 40) · 2^-24  in [0, 1)            (splitmix64's finaliser; all arithmetic mod 2^64)
 //                 code = floor(v) + (u < v - floor(v) ? 1 : 0), then clamp to ±qmax.
 //               E[code · scale] = x for |x| <= max|x| (unbiased). The same (seed, i) always gives the same code.
+//               The draw is a pure function of (seed, i), so the AVX2 (4 lanes) and AVX-512 (8 lanes, vpmullq) paths
+//               evaluate it per lane and give the scalar codes at any vector width or thread count
+//               (numerics/SimdLevel.hpp; tests/numerics/SimdPaths_test.cpp, SimdParity_test.cpp, KernelThreads_test.cpp).
 //
 // Packed wire format (pack_int4 / quantize_groups_packed): 8 bits -> one int8 code per byte; 4 bits -> two
 // two's-complement nibbles per byte, element 2k in the HIGH nibble, 2k+1 in the low nibble
@@ -66,9 +69,11 @@ std::uint64_t packed_bytes(std::size_t n, int bits, std::size_t group);
 
 /// Quantizes x[0..n) into `codes` (packed_code_bytes(n, bits)) and `scales` (ceil(n/group) floats).
 /// At 4 bits, `group` must be even so a group never splits a byte. `first_index` is the buffer index of x[0] in
-/// the stochastic draw u(seed, first_index + i), so a buffer quantized in group-aligned slices draws as a whole.
+/// the stochastic draw u(seed, first_index + i), so a buffer quantized in group-aligned slices draws as a whole —
+/// which is how `threads` > 1 splits the work (bit-identical to one thread).
 void quantize_groups_packed(const float* x, std::size_t n, int bits, std::size_t group, Rounding rounding,
-                            std::uint64_t seed, std::uint8_t* codes, float* scales, std::uint64_t first_index = 0);
+                            std::uint64_t seed, std::uint8_t* codes, float* scales, std::uint64_t first_index = 0,
+                            std::size_t threads = 1);
 /// out[i] = code_i · scale_{i / group}.
 void dequantize_groups_packed(const std::uint8_t* codes, const float* scales, std::size_t n, int bits,
                               std::size_t group, float* out);

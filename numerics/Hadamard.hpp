@@ -18,9 +18,11 @@ namespace ccsim::numerics {
 /// In place on every block of 32 values; n must be a multiple of 32.
 void hadamard32(float* x, std::size_t n);
 
-/// codes/scales = quantize_groups_packed(H·x) without modifying x (n and group multiples of 32).
+/// codes/scales = quantize_groups_packed(H·x) without modifying x (n and group multiples of 32). `first_index` is
+/// the buffer index of x[0] in the stochastic draw, and `threads` splits at groups, as in quantize_groups_packed.
 void hadamard32_quantize_packed(const float* x, std::size_t n, int bits, std::size_t group, Rounding rounding,
-                                std::uint64_t seed, std::uint8_t* codes, float* scales);
+                                std::uint64_t seed, std::uint8_t* codes, float* scales, std::uint64_t first_index = 0,
+                                std::size_t threads = 1);
 
 /// out = H · dequantize(codes, scales): the inverse of hadamard32_quantize_packed up to quantization error.
 void dequantize_hadamard32_packed(const std::uint8_t* codes, const float* scales, std::size_t n, int bits,

@@ -3,6 +3,7 @@
 // onebit_decompress.
 #include "numerics/OnebitPack.hpp"
 
+#include "numerics/ParallelFor.hpp"
 #include "numerics/Rounding.hpp"
 
 #include <array>
@@ -10,8 +11,8 @@
 #include <cassert>
 #include <cmath>
 
-#include "numerics/Avx2.hpp"
 #include "numerics/SimdLevel.hpp"
+#include "numerics/SimdTarget.hpp"
 
 namespace ccsim::numerics {
 
@@ -38,6 +39,11 @@ void unpack_signs(const std::uint8_t* bits, std::size_t n, float scale, float* o
     for (int j = 0; j < 8; ++j)
       o[j] = ((byte >> (7 - j)) & 1u) ? scale : -scale;
   }
+}
+
+void unpack_signs(const std::uint8_t* bits, std::size_t n, float scale, float* out, std::size_t threads)
+{
+  parallel_ranges(threads, n, 8, [&](std::size_t b, std::size_t e) { unpack_signs(bits + b / 8, e - b, scale, out + b); });
 }
 
 CCSIM_VECTOR_CLONES
@@ -103,7 +109,7 @@ void signs_and_error_portable(const float* x, float* error, std::size_t n, float
   }
 }
 
-#if CCSIM_HAVE_AVX2_PATH
+#if CCSIM_HAVE_X86_SIMD
 /// The same two passes with AVX2: identical results (same per-lane double sums in the same order; compare,
 /// movemask and a bit-reversal table instead of eight shifts per byte).
 const std::array<std::uint8_t, 256> REVERSED_BITS = [] {
@@ -117,7 +123,7 @@ const std::array<std::uint8_t, 256> REVERSED_BITS = [] {
   return t;
 }();
 
-__attribute__((target("avx2"))) double compensated_sum_squares_avx2(const float* x, const float* error, std::size_t n)
+CCSIM_TARGET_AVX2 double compensated_sum_squares_avx2(const float* x, const float* error, std::size_t n)
 {
   __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd(); // lanes 0-3 and 4-7 of the portable version
   for (std::size_t i = 0; i < n; i += 8) {
@@ -133,7 +139,7 @@ __attribute__((target("avx2"))) double compensated_sum_squares_avx2(const float*
   return reduce_lanes(lane);
 }
 
-__attribute__((target("avx2"))) void signs_and_error_avx2(const float* x, float* error, std::size_t n, float scale,
+CCSIM_TARGET_AVX2 void signs_and_error_avx2(const float* x, float* error, std::size_t n, float scale,
                                                           std::uint8_t* bits)
 {
   const __m256 zero = _mm256_setzero_ps(), plus = _mm256_set1_ps(scale), minus = _mm256_set1_ps(-scale);
@@ -145,15 +151,13 @@ __attribute__((target("avx2"))) void signs_and_error_avx2(const float* x, float*
   }
 }
 
-bool have_avx2()
-{
-  return simd_level() >= SimdLevel::AVX2; // the CPU has it and neither CCSIM_SIMD nor a test capped it
-}
+/// The AVX2 path serves the AVX-512 level too (no wider version yet).
+bool have_avx2() { return simd_level() >= SimdLevel::AVX2; }
 #endif
 
 double compensated_sum_squares(const float* x, const float* error, std::size_t n)
 {
-#if CCSIM_HAVE_AVX2_PATH
+#if CCSIM_HAVE_X86_SIMD
   if (have_avx2())
     return compensated_sum_squares_avx2(x, error, n);
 #endif
@@ -162,7 +166,7 @@ double compensated_sum_squares(const float* x, const float* error, std::size_t n
 
 void signs_and_error(const float* x, float* error, std::size_t n, float scale, std::uint8_t* bits)
 {
-#if CCSIM_HAVE_AVX2_PATH
+#if CCSIM_HAVE_X86_SIMD
   if (have_avx2())
     return signs_and_error_avx2(x, error, n, scale, bits);
 #endif
@@ -177,7 +181,7 @@ float onebit_scale(const float* x, std::size_t n)
   return static_cast<float>(std::sqrt(sum_squares(x, n) / static_cast<double>(n)));
 }
 
-float compress_with_feedback(const float* x, float* error, std::size_t n, std::uint8_t* bits)
+float compress_with_feedback(const float* x, float* error, std::size_t n, std::uint8_t* bits, std::size_t threads)
 {
   assert(n % 8 == 0);
   if (n == 0)
@@ -187,7 +191,9 @@ float compress_with_feedback(const float* x, float* error, std::size_t n, std::u
   const double ss   = compensated_sum_squares(x, error, n);
   const float scale = static_cast<float>(std::sqrt(ss / static_cast<double>(n)));
   // nccl.py l.67 + cupy packbits, fused: one pass writes the sign byte and the new error.
-  signs_and_error(x, error, n, scale, bits);
+  parallel_ranges(threads, n, 8, [&](std::size_t b, std::size_t e) {
+    signs_and_error(x + b, error + b, e - b, scale, bits + b / 8);
+  });
   return scale;
 }
 

@@ -12,7 +12,8 @@ namespace ccsim::numerics {
 /// Packs the signs of x[0..n) into n/8 bytes; n must be a multiple of 8. Bit 1 = non-negative.
 void pack_signs(const float* x, std::size_t n, std::uint8_t* bits);
 
-/// Writes ±scale for each of the n packed signs (bit 1 -> +scale).
+/// Writes ±scale for each of the n packed signs (bit 1 -> +scale), on `threads` threads split at bytes.
+void unpack_signs(const std::uint8_t* bits, std::size_t n, float scale, float* out, std::size_t threads);
 void unpack_signs(const std::uint8_t* bits, std::size_t n, float scale, float* out);
 
 /// Adds ±scaled for each packed sign into out (the server's average of W workers' chunks: scaled = scale_i / W).
@@ -25,6 +26,8 @@ float onebit_scale(const float* x, std::size_t n);
 ///   p = x + error;  scale = ||p||_2 / sqrt(n);  bits = signs(p);  error = p - scale·sign(p).
 /// Returns scale. x is not modified. n must be a multiple of 8.
 /// Identity (tested): unpack(bits, scale) + error_new == x + error_old, up to one fp32 rounding.
-float compress_with_feedback(const float* x, float* error, std::size_t n, std::uint8_t* bits);
+/// `threads` > 1 runs the second pass on that many threads (split at bytes: bit-identical); the first pass stays
+/// serial, because its eight double accumulators each add their elements in index order.
+float compress_with_feedback(const float* x, float* error, std::size_t n, std::uint8_t* bits, std::size_t threads = 1);
 
 } // namespace ccsim::numerics

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <exception>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace ccsim::numerics {
@@ -34,11 +35,12 @@ inline std::size_t worker_threads()
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-/// fn(i) for every i in [0, n); the first exception thrown by any item is rethrown here.
+/// fn(i) for every i in [0, n) on at most `max_threads` threads; the first exception thrown by any item is rethrown
+/// here.
 template <class Fn>
-void parallel_for(std::size_t n, Fn&& fn)
+void parallel_for_on(std::size_t max_threads, std::size_t n, Fn&& fn)
 {
-  const std::size_t threads = std::min(n, worker_threads());
+  const std::size_t threads = std::min(n, max_threads);
   if (threads <= 1) {
     for (std::size_t i = 0; i < n; ++i)
       fn(i);
@@ -60,6 +62,29 @@ void parallel_for(std::size_t n, Fn&& fn)
   for (const auto& e : errors)
     if (e)
       std::rethrow_exception(e);
+}
+
+/// fn(i) for every i in [0, n) on worker_threads() threads.
+template <class Fn>
+void parallel_for(std::size_t n, Fn&& fn)
+{
+  parallel_for_on(worker_threads(), n, std::forward<Fn>(fn));
+}
+
+/// fn(begin, end) over `threads` contiguous ranges covering [0, n) whose boundaries are multiples of `unit` (the
+/// last range takes the remainder): kernels split where a group or a packed byte ends, so each range computes
+/// exactly what the whole call computes there.
+template <class Fn>
+void parallel_ranges(std::size_t threads, std::size_t n, std::size_t unit, Fn&& fn)
+{
+  const std::size_t units = (n + unit - 1) / unit;
+  const std::size_t parts = std::max<std::size_t>(1, std::min(threads, units));
+  parallel_for_on(parts, parts, [&](std::size_t t) {
+    const std::size_t begin = std::min(n, units * t / parts * unit);
+    const std::size_t end   = std::min(n, units * (t + 1) / parts * unit);
+    if (begin < end)
+      fn(begin, end);
+  });
 }
 
 } // namespace ccsim::numerics

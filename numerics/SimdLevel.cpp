@@ -1,6 +1,6 @@
 #include "numerics/SimdLevel.hpp"
 
-#include "numerics/Avx2.hpp"
+#include "numerics/SimdTarget.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -14,7 +14,7 @@ std::atomic<int> g_forced{-1};
 
 SimdLevel best_simd_level()
 {
-#if CCSIM_HAVE_AVX2_PATH
+#if CCSIM_HAVE_X86_SIMD
   static const SimdLevel best = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")
                                     ? SimdLevel::AVX512
                                 : __builtin_cpu_supports("avx2") ? SimdLevel::AVX2

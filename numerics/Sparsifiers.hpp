@@ -28,6 +28,8 @@ void gather(const float* x, const std::vector<std::uint32_t>& idx, float* values
 void scatter(const float* values, const std::vector<std::uint32_t>& idx, float* x);
 /// The same on k raw indices: the kernel contract numerics/CompressionKernels.hpp and the CUDA twins share.
 void gather(const float* x, const std::uint32_t* idx, std::size_t k, float* values);
+/// The same on `threads` threads, each a contiguous range of idx.
+void gather(const float* x, const std::uint32_t* idx, std::size_t k, float* values, std::size_t threads);
 void scatter(const float* values, const std::uint32_t* idx, std::size_t k, float* x);
 
 /// A top-k message: the kept coordinates and their values.

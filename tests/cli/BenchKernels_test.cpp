@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <set>
 #include <string>
 
@@ -85,4 +86,21 @@ TEST_CASE("ccsim bench-kernels: CCSIM_SIMD caps the vector path and a bad value 
   CHECK(bad.exit_code == 2);
   CHECK(ccsim::test::line_count(bad.err) == 1);
   CHECK(bad.err.find("CCSIM_SIMD") != std::string::npos);
+}
+
+TEST_CASE("ccsim bench-kernels: --threads runs every kernel and says so, a bad count is one line and exit 2", "[cli]")
+{
+  const auto r = run_ccsim("bench-kernels --bytes 1048576 --repeats 1 --threads 2 --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc.at("threads").get<int>() == 2);
+  CHECK(doc.at("rows").size() == k_required.size());
+  for (const char* bad : {"0", "1025", "two", "1.5"}) {
+    const auto e = run_ccsim(std::string("bench-kernels --bytes 1048576 --repeats 1 --threads ") + bad);
+    INFO(bad);
+    CHECK(e.exit_code == 2);
+    CHECK(line_count(e.err) == 1);
+    CHECK(e.err.find("--threads") != std::string::npos);
+    CHECK(e.out.empty());
+  }
 }

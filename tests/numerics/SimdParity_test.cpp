@@ -1,0 +1,172 @@
+// Every vector path of the CPU kernels (numerics/SimdLevel.hpp: AVX2, AVX-512) against the scalar path, beyond
+// SimdPaths_test.cpp's normal inputs: odd groups (6, 130, 4096), nearest rounding, special values (zeros, -0,
+// subnormal maxima that make qmax/max|x| infinite, inf, NaN), unaligned draw offsets, and top-k with ties. The bytes
+// must be identical, because the vector paths apply the scalar element rules lane by lane. A level this CPU lacks
+// is skipped with a message.
+#include "numerics/GroupQuantizer.hpp"
+#include "numerics/Hadamard.hpp"
+#include "numerics/OnebitPack.hpp"
+#include "numerics/SimdLevel.hpp"
+#include "numerics/SimdTarget.hpp"
+#include "numerics/Sparsifiers.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+using namespace ccsim::numerics;
+
+namespace {
+/// Returns the kernels to their default level when the test ends.
+struct LevelGuard {
+  ~LevelGuard() { set_simd_level(std::nullopt); }
+};
+
+/// Normal values with a sprinkling of specials; every 7th 128-block is scaled to subnormals.
+std::vector<float> awkward_vector(std::size_t n, unsigned seed)
+{
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d;
+  std::uniform_int_distribution<int> pick(0, 99);
+  std::vector<float> x(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i] = d(rng);
+    if ((i / 128) % 7 == 3)
+      x[i] *= 1e-44f; // a group whose max is subnormal: qmax / max overflows to inf
+    const int p = pick(rng);
+    if (p == 0)
+      x[i] = 0.0f;
+    else if (p == 1)
+      x[i] = -0.0f;
+    else if (p == 2 && i % 3 == 0)
+      x[i] = std::numeric_limits<float>::quiet_NaN();
+    else if (p == 3 && i % 5 == 0)
+      x[i] = -std::numeric_limits<float>::infinity();
+  }
+  return x;
+}
+
+std::vector<SimdLevel> vector_levels()
+{
+  std::vector<SimdLevel> out;
+  for (SimdLevel l : {SimdLevel::AVX2, SimdLevel::AVX512}) {
+    if (l <= best_simd_level())
+      out.push_back(l);
+    else
+      WARN("SimdParity: this CPU has no " << to_string(l) << ": that path is not tested here");
+  }
+  return out;
+}
+
+struct Packed {
+  std::vector<std::uint8_t> codes;
+  std::vector<float> scales;
+  bool operator==(const Packed& o) const
+  {
+    // Scales compared as bits (NaN == NaN, -0 != +0).
+    return codes == o.codes && scales.size() == o.scales.size() &&
+           std::memcmp(scales.data(), o.scales.data(), 4 * scales.size()) == 0;
+  }
+};
+
+Packed quantize(const std::vector<float>& x, std::size_t n, int bits, std::size_t group, Rounding r,
+                std::uint64_t seed, std::uint64_t first)
+{
+  Packed p{std::vector<std::uint8_t>(packed_code_bytes(n, bits), 0xAB), std::vector<float>((n + group - 1) / group)};
+  quantize_groups_packed(x.data(), n, bits, group, r, seed, p.codes.data(), p.scales.data(), first);
+  return p;
+}
+} // namespace
+
+TEST_CASE("SimdParity: packed group quantization is byte-identical to the scalar path", "[numerics]")
+{
+  LevelGuard guard;
+  const auto x = awkward_vector(20000, 11);
+  // (n, group): odd tails, a group that is not a multiple of the vector width, a group larger than the slice.
+  const std::pair<std::size_t, std::size_t> shapes[] = {{1, 128}, {15, 8},   {17, 16},    {1001, 128},
+                                                        {4097, 130}, {8192, 6}, {19999, 4096}, {20000, 2}};
+  for (SimdLevel level : vector_levels())
+    for (auto [n, group] : shapes)
+      for (int bits : {4, 8})
+        for (Rounding r : {Rounding::NEAREST, Rounding::STOCHASTIC})
+          for (std::uint64_t first : {std::uint64_t{0}, std::uint64_t{(1ull << 40) + 3}}) {
+            set_simd_level(SimdLevel::SCALAR);
+            const Packed want = quantize(x, n, bits, group, r, 77, first);
+            set_simd_level(level);
+            const Packed got = quantize(x, n, bits, group, r, 77, first);
+            INFO(to_string(level) << " n=" << n << " group=" << group << " bits=" << bits
+                                        << " stochastic=" << (r == Rounding::STOCHASTIC) << " first=" << first);
+            CHECK(got == want);
+          }
+}
+
+TEST_CASE("SimdParity: fused Hadamard quantization and its inverse are bit-identical to the scalar path",
+          "[numerics]")
+{
+  LevelGuard guard;
+  auto x = awkward_vector(8192 + 96, 12);
+  for (auto& v : x) // the transform mixes a NaN or inf into its whole block; keep those out of this one
+    if (!std::isfinite(v))
+      v = 1.5f;
+  const std::size_t n = x.size();
+  for (SimdLevel level : vector_levels()) {
+    Packed want, got;
+    std::vector<float> back_want(n), back_got(n);
+    for (SimdLevel l : {SimdLevel::SCALAR, level}) {
+      set_simd_level(l);
+      Packed& p = l == SimdLevel::SCALAR ? want : got;
+      p         = Packed{std::vector<std::uint8_t>(n / 2), std::vector<float>((n + 127) / 128)};
+      hadamard32_quantize_packed(x.data(), n, 4, 128, Rounding::STOCHASTIC, 5, p.codes.data(), p.scales.data());
+      dequantize_hadamard32_packed(p.codes.data(), p.scales.data(), n, 4, 128,
+                                   (l == SimdLevel::SCALAR ? back_want : back_got).data());
+    }
+    INFO(to_string(level));
+    CHECK(got == want);
+    CHECK(std::memcmp(back_got.data(), back_want.data(), 4 * n) == 0);
+  }
+}
+
+TEST_CASE("SimdParity: 1-bit compression with error feedback is bit-identical to the scalar path", "[numerics]")
+{
+  LevelGuard guard;
+  const auto x = awkward_vector(4104, 13);
+  std::vector<float> xf(x);
+  for (auto& v : xf)
+    if (!std::isfinite(v))
+      v = -2.0f;
+  for (SimdLevel level : vector_levels()) {
+    std::vector<float> err_want(xf.size(), 0.25f), err_got(err_want);
+    std::vector<std::uint8_t> bits_want(xf.size() / 8), bits_got(xf.size() / 8);
+    set_simd_level(SimdLevel::SCALAR);
+    const float s_want = compress_with_feedback(xf.data(), err_want.data(), xf.size(), bits_want.data());
+    set_simd_level(level);
+    const float s_got = compress_with_feedback(xf.data(), err_got.data(), xf.size(), bits_got.data());
+    INFO(to_string(level));
+    CHECK(std::memcmp(&s_got, &s_want, 4) == 0);
+    CHECK(bits_got == bits_want);
+    CHECK(std::memcmp(err_got.data(), err_want.data(), 4 * xf.size()) == 0);
+  }
+}
+
+TEST_CASE("SimdParity: top-k selects the scalar path's indices (ties and NaN included)", "[numerics]")
+{
+  LevelGuard guard;
+  // 2^17 + 5 values (the sampled path and an odd tail); coarse rounding makes many ties at the threshold, and the
+  // NaNs' keys sort above every finite key in both paths.
+  auto x = awkward_vector((1u << 17) + 5, 14);
+  for (auto& v : x)
+    v = std::round(v * 8.0f) / 8.0f;
+  for (std::size_t count : {std::size_t{1}, std::size_t{1311}, std::size_t{9000}}) {
+    set_simd_level(SimdLevel::SCALAR);
+    const auto want = top_k_indices(x.data(), x.size(), count);
+    for (SimdLevel level : vector_levels()) {
+      set_simd_level(level);
+      INFO(to_string(level) << " count " << count);
+      CHECK(top_k_indices(x.data(), x.size(), count) == want);
+    }
+  }
+}
