@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace ccsim::numerics {
 
@@ -95,17 +96,16 @@ std::uint64_t direct_quantize(const float* x, std::size_t rows, std::size_t chan
 }
 
 namespace {
-/// Per-channel running max of |a - m| over the rows for channels [c0, c1) (channel innermost, so it vectorises
-/// across channels).
+/// Per-channel running max of |a - m| over rows [r0, r1) (channel innermost, so it vectorises across channels).
 CCSIM_VECTOR_CLONES
-void channel_absmax_of_difference(const float* a, const float* m, std::size_t rows, std::size_t channels,
-                                  std::size_t c0, std::size_t c1, float* scales)
+void channel_absmax_of_difference(const float* a, const float* m, std::size_t r0, std::size_t r1,
+                                  std::size_t channels, float* scales)
 {
-  std::fill(scales + c0, scales + c1, 0.0f);
-  for (std::size_t r = 0; r < rows; ++r) {
+  std::fill(scales, scales + channels, 0.0f);
+  for (std::size_t r = r0; r < r1; ++r) {
     const float* ar = a + r * channels;
     const float* mr = m + r * channels;
-    for (std::size_t c = c0; c < c1; ++c) {
+    for (std::size_t c = 0; c < channels; ++c) {
       const float v = std::fabs(ar[c] - mr[c]);
       scales[c]     = scales[c] < v ? v : scales[c];
     }
@@ -116,10 +116,19 @@ void channel_absmax_of_difference(const float* a, const float* m, std::size_t ro
 void quantize_delta_channels(const float* a, float* m, std::size_t rows, std::size_t channels, int bits,
                              std::int8_t* codes, float* scales, std::size_t threads)
 {
-  // Channel ranges of 16 (one cache line of scales) so no two threads write the same line.
-  parallel_ranges(threads, channels, 16, [&](std::size_t c0, std::size_t c1) {
-    channel_absmax_of_difference(a, m, rows, channels, c0, c1, scales);
+  // Each thread takes whole rows into its own maxima, merged with the same comparison: max is exact and a NaN never
+  // wins it, so any split gives the one-thread scales.
+  const std::size_t parts = std::max<std::size_t>(1, std::min(threads, rows));
+  std::vector<float> partial((parts - 1) * channels);
+  parallel_for_on(parts, parts, [&](std::size_t t) {
+    channel_absmax_of_difference(a, m, rows * t / parts, rows * (t + 1) / parts, channels,
+                                 t == 0 ? scales : partial.data() + (t - 1) * channels);
   });
+  for (std::size_t t = 1; t < parts; ++t)
+    for (std::size_t c = 0; c < channels; ++c) {
+      const float v = partial[(t - 1) * channels + c];
+      scales[c]     = scales[c] < v ? v : scales[c];
+    }
   for (std::size_t c = 0; c < channels; ++c)
     scales[c] = round_to_fp16(scales[c]);
   const float half = static_cast<float>(1 << (bits - 1));

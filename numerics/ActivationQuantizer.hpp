@@ -47,8 +47,8 @@ std::uint64_t direct_quantize(const float* x, std::size_t rows, std::size_t chan
 
 /// The fused sender kernel of AQ-SGD (what bench-kernels times as aq_delta_quant and the CUDA twin mirrors):
 ///   delta = a - m;  scales = per-channel fp16(max|delta|);  codes = Q(delta);  m += deQ(codes).
-/// codes has rows·channels entries, scales `channels`. `threads` > 1 splits the max pass by channels and the code
-/// pass by rows (max is exact and each row's codes depend only on the scales: bit-identical to one thread).
+/// codes has rows·channels entries, scales `channels`. `threads` > 1 splits both passes by rows (maxima merged with
+/// the same exact comparison; each row's codes depend only on the scales: bit-identical to one thread).
 void quantize_delta_channels(const float* a, float* m, std::size_t rows, std::size_t channels, int bits,
                              std::int8_t* codes, float* scales, std::size_t threads = 1);
 

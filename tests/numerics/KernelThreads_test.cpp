@@ -81,7 +81,7 @@ TEST_CASE("KernelThreads: 1-bit compression, sign unpacking and gather are the o
 
 TEST_CASE("KernelThreads: AQ-SGD delta quantization is the one-thread codes, scales and buffer", "[numerics]")
 {
-  const std::size_t rows = 37, channels = 1000; // channel blocks of 16 do not divide 1000
+  const std::size_t rows = 37, channels = 1000; // 37 rows split unevenly over 2, 3 and 7 threads
   const auto a           = normal_vector(rows * channels, 23);
   const auto m0          = normal_vector(rows * channels, 24);
   std::vector<float> m1(m0), s1(channels);
