@@ -1,5 +1,5 @@
 // The kernels' `threads` argument (what `ccsim bench-kernels --threads` uses): the work is split where a group, a
-// packed byte, a channel block or a row ends, so every thread count must give the one-thread bytes exactly. Thread
+// packed byte or a row ends, so every thread count must give the one-thread bytes exactly. Thread
 // counts that do not divide the work (3, 7) and sizes with odd tails are the cases that could go wrong.
 #include "numerics/ActivationQuantizer.hpp"
 #include "numerics/GroupQuantizer.hpp"
