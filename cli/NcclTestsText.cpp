@@ -5,8 +5,6 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
 namespace ccsim::cli {
@@ -24,12 +22,7 @@ std::vector<std::string> tokens_of(const std::string& line)
 
 NcclTestsTable read_nccl_tests(const std::string& path)
 {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw io::InputError(path, "", "not a regular file");
-  if (std::filesystem::file_size(path, ec) > io::limits::kMaxFileBytes)
-    throw io::InputError(path, "", fmt::format("larger than {} bytes", io::limits::kMaxFileBytes));
-  std::ifstream in(path, std::ios::binary);
+  std::istringstream in(io::read_input_file(path, "nccl-tests text file"));
   NcclTestsTable table;
   int rank_lines  = 0;
   bool in_block   = false, block_done = false;

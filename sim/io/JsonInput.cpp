@@ -159,14 +159,14 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& where
   }
 }
 
-nlohmann::json read_json_file(const std::string& path)
+std::string read_input_file(const std::string& path, const std::string& kind)
 {
   // stat before open: opening a FIFO would block, and /dev/zero or a 2 GB file must not be read at all.
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
     throw InputError(path, "", "cannot open file for reading (no such file or no permission)");
   if (S_ISDIR(st.st_mode))
-    throw InputError(path, "", "is a directory, not a JSON file");
+    throw InputError(path, "", "is a directory, not a " + kind);
   if (!S_ISREG(st.st_mode))
     throw InputError(path, "", "is not a regular file (a device, FIFO or socket)");
   if (static_cast<std::uint64_t>(st.st_size) > limits::kMaxFileBytes)
@@ -177,7 +177,12 @@ nlohmann::json read_json_file(const std::string& path)
   std::string text(static_cast<std::size_t>(st.st_size), '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<std::size_t>(in.gcount()));
-  return parse_json_text(text, path);
+  return text;
+}
+
+nlohmann::json read_json_file(const std::string& path)
+{
+  return parse_json_text(read_input_file(path, "JSON file"), path);
 }
 
 double check_range(double value, const Range& range, bool integer, const std::string& where, const std::string& pointer)

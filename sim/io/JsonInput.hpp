@@ -46,6 +46,9 @@ std::string dump_json(const nlohmann::json& doc, int indent = -1);
 /// limits::kMaxFileBytes, nesting deeper than limits::kMaxJsonDepth, and invalid, truncated or non-UTF-8 JSON
 /// throw InputError.
 nlohmann::json read_json_file(const std::string& path);
+/// The bytes of an input file after the same checks (a regular file of at most limits::kMaxFileBytes); `kind`
+/// names what was expected in the message for a directory ("JSON file").
+std::string read_input_file(const std::string& path, const std::string& kind);
 /// The same checks on text already in memory (`where` names it in errors).
 nlohmann::json parse_json_text(const std::string& text, const std::string& where);
 
