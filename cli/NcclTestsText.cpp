@@ -41,15 +41,17 @@ NcclTestsTable read_nccl_tests(const std::string& path)
       const auto t = tokens_of(line.substr(1));
       if (t.size() >= 2 && t[0] == "Rank")
         ++rank_lines;
-      const auto at = line.find("# ccsim collective: ");
-      if (at == 0 && !block_done) {
+      if (line.rfind("# ccsim collective: ", 0) == 0 && !block_done) {
         const auto rest = tokens_of(line.substr(20));
         if (!rest.empty())
           table.op = rest[0];
         const auto open = line.find(" (");
-        if (open != std::string::npos)
-          table.ranks = static_cast<int>(io::parse_integer(tokens_of(line.substr(open + 2)).at(0), io::Range{2, io::range::kGpus.hi},
-                                                           path + ": " + where + ": ranks"));
+        const auto after = open == std::string::npos ? std::vector<std::string>{} : tokens_of(line.substr(open + 2));
+        if (open != std::string::npos && after.empty())
+          throw io::InputError(path, where, "expected the rank count after '('");
+        if (!after.empty())
+          table.ranks = static_cast<int>(
+              io::parse_integer(after.front(), io::Range{2, io::range::kGpus.hi}, path + ": " + where + ": ranks"));
       }
       continue;
     }

@@ -110,6 +110,14 @@ TEST_CASE("ccsim calibrate: a malformed nccl-tests file is one line naming the f
   CHECK(r.exit_code == 2);
   CHECK(line_count(r.err) == 1);
   CHECK(r.err.find("broken-nccl.txt: line 3") != std::string::npos);
+  // A header cut after " (" is one line too, not an internal error.
+  const auto cut = write_temp_file("cut-nccl.txt", "# ccsim collective: all_reduce on w1 (\n"
+                                                   "1024 256 float sum -1 12.5 0.1 0.1 0 12.5 0.1 0.1 0\n");
+  const auto c = run_ccsim("calibrate --topology w1-ring100g --nccl-tests " + cut + " --out " +
+                           (temp_dir() / "never.json").string());
+  CHECK(c.exit_code == 2);
+  CHECK(line_count(c.err) == 1);
+  CHECK(c.err.find("cut-nccl.txt: line 1") != std::string::npos);
 }
 
 TEST_CASE("ccsim calibrate: mutated nccl-tests lines load or are one InputError line naming the file", "[mutation]")
