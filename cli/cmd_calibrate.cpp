@@ -33,8 +33,7 @@ struct Fit {
 /// `topo` with the NIC delivering `gbps` (raising the nominal rate with it when the fit exceeds it) and `latency_us`.
 sim::Topology with_nic(sim::Topology topo, double gbps, double latency_us)
 {
-  const double unit     = 1e9 / 8 * topo.bits_per_megabit / 1e6;
-  topo.nic_bytes_per_s  = gbps * unit;
+  topo.nic_bytes_per_s  = gbps * topo.bytes_per_s_per_gbps();
   topo.nic_nominal_bytes_per_s = std::max(topo.nic_nominal_bytes_per_s, topo.nic_bytes_per_s);
   topo.nic_latency_s    = latency_us * 1e-6;
   return topo;
@@ -43,8 +42,7 @@ sim::Topology with_nic(sim::Topology topo, double gbps, double latency_us)
 Fit fit_nic(const sim::Topology& topo, const algorithms::CollectiveBench& bench, int ranks,
             const std::vector<std::uint64_t>& sizes, const std::vector<double>& measured_s, sim::Fidelity fidelity)
 {
-  const double unit = 1e9 / 8 * topo.bits_per_megabit / 1e6;
-  double u          = unit / topo.nic_bytes_per_s; // 1 / Gbps: the simulated time is affine in it
+  double u = topo.bytes_per_s_per_gbps() / topo.nic_bytes_per_s; // 1 / Gbps: the simulated time is affine in it
   double a          = topo.nic_latency_s * 1e6;
   auto times = [&](double u_, double a_) {
     return simulate_sweep(with_nic(topo, 1 / u_, a_), bench, ranks, sizes, fidelity, false).seconds;

@@ -87,7 +87,7 @@ Topology load_topology(const std::string& path)
   nic.allow_only({"count", "bandwidth_gbps", "effective_gbps", "latency_us", "per_flow_gbps", "bits_per_megabit"});
   // AQ-SGD's cluster labels its tc-shaped rates in binary megabits (Table 3: payload / time gives 2^20 bit/s).
   t.bits_per_megabit        = nic.number_in_or("bits_per_megabit", io::range::kBitsPerMegabit, 1e6);
-  const double unit         = GBPS * t.bits_per_megabit / 1e6;
+  const double unit         = t.bytes_per_s_per_gbps();
   t.nic_count               = static_cast<int>(nic.integer_in_or("count", io::range::kNicCount, 1));
   const double nominal_gbps = nic.number_in("bandwidth_gbps", io::range::kLinkGbps);
   t.nic_nominal_bytes_per_s = nominal_gbps * unit;

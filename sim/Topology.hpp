@@ -72,6 +72,8 @@ struct Topology {
   std::int64_t max_gpus() const { return std::int64_t{gpus_per_node} * max_nodes; }
   /// Inter-node bandwidth of one node (all NICs) in bytes/s.
   double node_uplink_bytes_per_s() const { return nic_bytes_per_s * nic_count; }
+  /// Bytes/s in one Gbit/s as this topology labels its NIC rates (1e9 bit/s, or 2^30 where bits_per_megabit = 2^20).
+  double bytes_per_s_per_gbps() const { return 1e9 / 8 * bits_per_megabit / 1e6; }
   /// One-way latency of an inter-node message between two GPUs: intra port out + NIC + fabric + NIC + intra port in.
   double inter_node_latency_s() const;
   /// Whether FAST fidelity may merge the flows between two nodes (sim::merge_node_pairs): no per-flow cap, and GPU
