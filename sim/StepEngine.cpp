@@ -247,6 +247,10 @@ void run_round(Ctx& c, const Round& round)
   // stays on the direct path: two actors per flow would cost more than the scan they save.
   constexpr std::size_t DIRECT_FLOWS    = 1024; // up to here the quadratic scan costs less than creating actors
   constexpr std::size_t FLOWS_PER_ACTOR = 4;    // below this many flows per sending GPU, actors cost more
+  if (round.flows.size() <= DIRECT_FLOWS) { // most rounds: no need to count the senders
+    send_and_wait(c, round.flows);
+    return;
+  }
   std::vector<char> sends(c.platform.gpus.size(), 0);
   std::size_t senders = 0;
   for (const auto& f : round.flows)
@@ -254,7 +258,7 @@ void run_round(Ctx& c, const Round& round)
       s = 1;
       ++senders;
     }
-  if (round.flows.size() <= DIRECT_FLOWS || round.flows.size() < FLOWS_PER_ACTOR * senders) {
+  if (round.flows.size() < FLOWS_PER_ACTOR * senders) {
     send_and_wait(c, round.flows);
     return;
   }
