@@ -22,7 +22,7 @@ sim::StepPlan DensePlan::plan(const sim::StepShape& s, const ParamValues& p) con
   sim::PhasePlan phase{"dense", 1.0, {}, std::nullopt};
   phase.ops.push_back(collective("allreduce gradients", sim::Collective::ALL_REDUCE, sim::GroupKind::DATA_PARALLEL, bytes));
   phase.ops.push_back(optimizer(optimizer_, s.params_per_rank));
-  add_tensor_parallel_traffic(phase, s);
+  add_model_parallel_work(phase, s);
   return {{phase}};
 }
 

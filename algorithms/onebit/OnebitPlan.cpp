@@ -53,14 +53,14 @@ sim::StepPlan OnebitPlan::plan(const sim::StepShape& s, const ParamValues& p) co
     w.ops.push_back(collective("allreduce gradients", sim::Collective::ALL_REDUCE, sim::GroupKind::DATA_PARALLEL,
                                static_cast<std::uint64_t>(grad_bytes(p, s) * s.params_per_rank)));
     w.ops.push_back(optimizer(optimizer_, s.params_per_rank));
-    add_tensor_parallel_traffic(w, s);
+    add_model_parallel_work(w, s);
     plan.phases.push_back(w);
   }
   if (warmup < 1) {
     sim::PhasePlan c{"compressed", 1 - warmup, onebit_allreduce_ops(layout), std::nullopt};
     // The compressed-stage update is its own optimizer (SLAMB Table 9 times 1-bit LAMB separately from LAMB).
     c.ops.push_back(optimizer(name_, s.params_per_rank, optimizer_));
-    add_tensor_parallel_traffic(c, s);
+    add_model_parallel_work(c, s);
     plan.phases.push_back(c);
   }
   return plan;

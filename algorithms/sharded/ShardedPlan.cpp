@@ -115,7 +115,7 @@ sim::StepPlan ShardedPlan::plan(const sim::StepShape& s, const ParamValues& p) c
   append(sharded_gradient_ops(grads_, n, g, gg));
   ops.push_back(optimizer("adam", n / dp));
   append(sharded_weight_ops(weights_, n, dp, wg));
-  add_tensor_parallel_traffic(phase, s);
+  add_model_parallel_work(phase, s);
   return {{phase}};
 }
 

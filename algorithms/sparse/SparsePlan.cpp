@@ -44,7 +44,7 @@ sim::StepPlan SparsePlan::plan(const sim::StepShape& s, const ParamValues& p) co
                                     sim::GroupKind::DATA_PARALLEL, static_cast<std::uint64_t>(selected * value_bytes)));
   }
   sparse.ops.push_back(optimizer(name_, s.params_per_rank, "lamb"));
-  add_tensor_parallel_traffic(sparse, s);
+  add_model_parallel_work(sparse, s);
   if (kind_ != SparseKind::SLAMB)
     return {{sparse}};
 

@@ -72,6 +72,30 @@ TEST_CASE("PlanBytes: phase fractions of every algorithm sum to one", "[algorith
   }
 }
 
+TEST_CASE("PlanBytes: with pp > 1 every phase of a non-pipeline algorithm runs its micro-batches through the stages",
+          "[algorithms]")
+{
+  // Megatron's pipeline boundary carries one micro-batch's bf16 activations forward and their gradients back:
+  // micro_batch x seq x hidden x 2 bytes = 2 x 1024 x 1600 x 2 = 6,553,600 bytes with micro-batch 2 (shape() above).
+  auto s        = shape(1000000, 16, 8);
+  s.micro_batch = 2;
+  for (const auto* a : algorithms::plan_algorithms()) {
+    if (a->parallelism() == algorithms::Parallelism::PIPELINE)
+      continue;
+    INFO(a->name());
+    for (const auto& ph : plan_of(a->name(), s).phases)
+      CHECK_FALSE(ph.pipeline.has_value()); // pp = 1: no pipeline
+    s.pp = 4;
+    for (const auto& ph : plan_of(a->name(), s).phases) {
+      REQUIRE(ph.pipeline.has_value());
+      CHECK(ph.pipeline->forward_bytes_per_micro_batch == 6553600u);
+      CHECK(ph.pipeline->backward_bytes_per_micro_batch == 6553600u);
+      CHECK(ph.pipeline->kernels_per_micro_batch.empty());
+    }
+    s.pp = 1;
+  }
+}
+
 TEST_CASE("PlanBytes: adam all-reduces the fp16 gradient buffer", "[algorithms]")
 {
   // 1000 parameters x 2 bytes (fp16, the workload's recipe) = 2000 bytes; --param grad_bytes=4 gives fp32.
