@@ -244,6 +244,8 @@ TEST_CASE("Mutated flags: every numeric or choice flag given a bad value exits 2
        {"--steps", "--workers", "--global-batch", "--seed", "--model", "--backend", "--time-limit"}},
       {{"advise", "--topology", "v100x8-ib100", "--workload", "bert-large", "--gpus", "16", "--quiet"},
        {"--jobs", "--epoch-samples", "--gpus", "--bandwidth-gbps"}},
+      {{"advise", "--topology", "v100x8-ib100", "--workload", "bert-large", "--gpus", "16", "--quiet", "--search"},
+       {"--gpus", "--global-batch", "--micro-batch", "--search"}},
       {{"bench-kernels", "--bytes", "4096", "--repeats", "1"}, {"--bytes", "--repeats", "--backend"}},
       {{"calibrate", "--topology", "w1-ring100g", "--nccl-tests", nccl_file, "--out", calibrated},
        {"--ranks", "--op", "--fidelity", "--format", "--nccl-tests", "--topology"}},

@@ -1,0 +1,138 @@
+// `advise --search`: the splits it tries (hand-enumerated) and what it reports of them.
+#include "cli/ShapeSearch.hpp"
+#include "tests/support/RunCcsim.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+using namespace ccsim;
+using ccsim::test::run_ccsim;
+
+namespace {
+using Split = std::tuple<int, int, std::uint64_t>; // tp, pp, micro-batch
+
+std::set<Split> splits(const std::vector<cli::ShapeCandidate>& c)
+{
+  std::set<Split> out;
+  for (const auto& x : c)
+    out.insert({x.tp, x.pp, x.micro_batch});
+  return out;
+}
+
+sim::Topology four_per_node()
+{
+  sim::Topology t;
+  t.gpu.name      = "TEST";
+  t.gpus_per_node = 4;
+  t.max_nodes     = 2;
+  return t;
+}
+
+sim::Workload small_model()
+{
+  sim::Workload w;
+  w.heads = 16, w.layers = 4, w.seq_len = 128, w.global_batch = 16;
+  return w;
+}
+} // namespace
+
+TEST_CASE("ShapeSearch: 8 GPUs of 4 per node and a 4-layer model give the 30 hand-counted splits", "[cli]")
+{
+  // tp in {1, 2, 4} (within a node), pp in {1, 2, 4} (divides 4 layers), tp x pp dividing 8; micro-batches the powers
+  // of two dividing 16 / dp:
+  //   tp x pp = 1: dp 8, 2 per replica -> {1, 2}          tp x pp = 2 (1x2, 2x1): dp 4 -> {1, 2, 4} each
+  //   tp x pp = 4 (1x4, 2x2, 4x1): dp 2 -> {1, 2, 4, 8}   tp x pp = 8 (2x4, 4x2): dp 1 -> {1, 2, 4, 8, 16}
+  // = 2 + 2x3 + 3x4 + 2x5 = 30.
+  const auto c = cli::search_candidates(four_per_node(), small_model(), 8, 16, /*pipeline_algorithm=*/false);
+  CHECK(c.size() == 30);
+  const auto s = splits(c);
+  CHECK(s.size() == 30); // no duplicates
+  CHECK(s.count({1, 1, 2}) == 1);
+  CHECK(s.count({1, 1, 4}) == 0); // 4 does not divide the 2 samples per replica
+  CHECK(s.count({4, 2, 16}) == 1);
+  CHECK(s.count({4, 4, 1}) == 0); // 16 GPUs
+  CHECK(s.count({8, 1, 1}) == 0); // tp beyond the node
+}
+
+TEST_CASE("ShapeSearch: pipeline algorithms need two stages and tp must divide the heads", "[cli]")
+{
+  auto w  = small_model();
+  w.heads = 6; // tp 4 does not divide 6 heads
+  const auto c = cli::search_candidates(four_per_node(), w, 8, 16, /*pipeline_algorithm=*/true);
+  for (const auto& x : c) {
+    CHECK(x.pp >= 2);
+    CHECK(x.tp != 4);
+  }
+  // tp in {1, 2}, pp in {2, 4}: (1,2) dp 4 -> 3 sizes, (1,4) and (2,2) dp 2 -> 4 each, (2,4) dp 1 -> 5 = 16.
+  CHECK(c.size() == 16);
+}
+
+TEST_CASE("ShapeSearch: with measured compute profiles only the profiled micro-batches and tp are tried", "[cli]")
+{
+  auto w = small_model();
+  w.compute.push_back({"TEST", 4, 128, 1, 1, 0.01, 0.02, "", "test"});
+  w.compute.push_back({"OTHER", 2, 128, 1, 1, 0.01, 0.02, "", "another GPU"});
+  const auto c = cli::search_candidates(four_per_node(), w, 8, 16, false);
+  // micro-batch 4 at tp 1: pp 2 (dp 4, 4 per replica) and pp 4 (dp 2, 8 per replica); pp 1 leaves 2 per replica.
+  CHECK(splits(c) == std::set<Split>{{1, 2, 4}, {1, 4, 4}});
+}
+
+TEST_CASE("ccsim advise --search: each algorithm at a split no slower than the default one", "[cli]")
+{
+  // The default split (dp only, micro-batch 16) is one of the candidates, so each algorithm's chosen split is at
+  // least as fast, fits the GPU, and the throughput ranks are a permutation ordered by samples/s.
+  const auto plain = run_ccsim("advise --topology v100x4-eth10g --workload bert-large --gpus 32 --format json --quiet");
+  const auto found =
+      run_ccsim("advise --topology v100x4-eth10g --workload bert-large --gpus 32 --format json --quiet --search");
+  INFO(plain.err << found.err);
+  REQUIRE(plain.exit_code == 0);
+  REQUIRE(found.exit_code == 0);
+  std::map<std::string, double> default_rate;
+  const auto plain_doc = nlohmann::json::parse(plain.out); // kept: a range-for over a temporary's member dangles
+  for (const auto& r : plain_doc["ranking"])
+    default_rate[r["algorithm"].get<std::string>()] = r["samples_per_s"].get<double>();
+  const auto doc = nlohmann::json::parse(found.out);
+  CHECK(doc["search"] == true);
+  const auto& ranking = doc["ranking"];
+  REQUIRE(ranking.size() == default_rate.size());
+  std::vector<std::pair<int, double>> by_rank;
+  for (const auto& r : ranking) {
+    const auto name = r["algorithm"].get<std::string>();
+    INFO(name);
+    CHECK(r["samples_per_s"].get<double>() >= default_rate.at(name) * (1 - 1e-12));
+    CHECK(r["fits_memory"] != "no");
+    CHECK(r["search"]["splits_tried"].get<int>() >= r["search"]["splits_that_run"].get<int>());
+    CHECK(r["search"]["splits_that_run"].get<int>() >= 1);
+    const auto& sp = r["split"];
+    CHECK(sp["dp"].get<int>() * sp["tp"].get<int>() * sp["pp"].get<int>() == 32);
+    CHECK(sp["dp"].get<int>() * sp["micro_batch"].get<int>() * sp["grad_accumulation"].get<int>() == 8192);
+    by_rank.emplace_back(r["throughput_rank"].get<int>(), r["samples_per_s"].get<double>());
+  }
+  std::sort(by_rank.begin(), by_rank.end());
+  for (std::size_t i = 0; i < by_rank.size(); ++i) {
+    CHECK(by_rank[i].first == static_cast<int>(i + 1));
+    if (i > 0)
+      CHECK(by_rank[i].second <= by_rank[i - 1].second);
+  }
+}
+
+TEST_CASE("ccsim advise --plot: writes the ranking it prints as advise.json beside the figure", "[cli]")
+{
+  const auto dir = (ccsim::test::temp_dir() / "advise-plot").string();
+  const auto r   = run_ccsim("advise --topology v100x4-eth10g --workload bert-large --gpus 32 --format json --quiet "
+                             "--plot " + dir);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto printed = nlohmann::json::parse(r.out);
+  std::ifstream in(dir + "/advise.json");
+  REQUIRE(in.good());
+  const auto written = nlohmann::json::parse(in);
+  CHECK(written == printed);
+  CHECK(written["title"] == "bert-large on v100x4-eth10g x 32 GPUs");
+}
