@@ -154,10 +154,24 @@ nlohmann::json run_simulation(const SimulateRequest& req)
   s.tensors       = work.tensors;
   s.grad_bytes    = work.grad_bytes;
   s.merge_node_pairs = fidelity == sim::Fidelity::FAST && topo.node_pair_flows_mergeable();
-  s.global_batch  = req.global_batch.value_or(work.global_batch);
+  const std::uint64_t dp = static_cast<std::uint64_t>(s.dp);
+  // Which rule set the global batch, reported in config.batch_rule: the flag, the workload's fixed batch, or its run
+  // rule that grows the batch with data parallelism (SDP4Bit's throughput runs, Appendix B).
+  std::string batch_rule;
+  if (req.global_batch) {
+    s.global_batch = *req.global_batch;
+    batch_rule     = "--global-batch";
+  } else if (work.grad_accumulation > 0) {
+    const std::uint64_t mb = req.micro_batch.value_or(work.micro_batch);
+    s.global_batch         = dp * mb * static_cast<std::uint64_t>(work.grad_accumulation);
+    batch_rule = fmt::format("workload run rule: dp x micro-batch x accumulation {} = {} x {} x {} ({})",
+                             work.grad_accumulation, dp, mb, work.grad_accumulation, work.batch_source);
+  } else {
+    s.global_batch = work.global_batch;
+    batch_rule     = fmt::format("workload default global batch {} ({})", work.global_batch, work.batch_source);
+  }
   if (s.global_batch == 0)
     throw io::InputError("--global-batch", "", fmt::format("workload {} has no default batch: give --global-batch", work.name));
-  const std::uint64_t dp = static_cast<std::uint64_t>(s.dp);
   if (micro_batches) {
     if (s.global_batch % (dp * *micro_batches) != 0)
       throw io::InputError("--param", "", fmt::format("micro_batches={}: global batch {} is not divisible by dp x micro_batches = {} x {}",
@@ -296,6 +310,7 @@ nlohmann::json run_simulation(const SimulateRequest& req)
         {"tp", s.tp},
         {"pp", s.pp},
         {"global_batch", s.global_batch},
+        {"batch_rule", batch_rule},
         {"micro_batch", s.micro_batch},
         {"grad_accumulation", s.grad_accumulation},
         {"seq_len", s.seq_len},

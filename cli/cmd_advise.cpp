@@ -86,8 +86,17 @@ int cmd_advise(const std::vector<std::string>& args)
   const auto topo = search ? sim::load_topology(io::resolve_preset("topologies", vm["topology"].as<std::string>(),
                                                                    "--topology"))
                            : sim::Topology{};
+  // The search compares splits at one global batch: the flag's, the workload's, or what its run rule gives the
+  // workload's default split (a batch that grows with dp would otherwise change with the split, and with it the
+  // convergence the evidence measured).
+  std::uint64_t search_batch = shape.global_batch.value_or(work.global_batch);
+  if (search && search_batch == 0 && work.grad_accumulation > 0)
+    search_batch = static_cast<std::uint64_t>(std::max(1, shape.gpus / std::max(1, work.tp * work.pp))) *
+                   work.micro_batch * static_cast<std::uint64_t>(work.grad_accumulation);
   for (const auto& name : names) {
     SimulateRequest req = shape;
+    if (search && search_batch > 0)
+      req.global_batch = search_batch;
     req.topology        = vm["topology"].as<std::string>();
     req.workload        = vm["workload"].as<std::string>();
     req.algorithm       = name;
@@ -96,7 +105,7 @@ int cmd_advise(const std::vector<std::string>& args)
       continue;
     }
     const bool pipe = algorithms::find_plan_algorithm(name)->parallelism() == algorithms::Parallelism::PIPELINE;
-    for (const auto& c : search_candidates(topo, work, shape.gpus, shape.global_batch.value_or(work.global_batch), pipe)) {
+    for (const auto& c : search_candidates(topo, work, shape.gpus, search_batch, pipe)) {
       req.tp = c.tp, req.pp = c.pp, req.micro_batch = c.micro_batch;
       todo.emplace_back(name, req);
       ++candidates[name];

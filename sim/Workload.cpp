@@ -85,13 +85,23 @@ Workload load_workload(const std::string& path)
     }
   }
   if (const auto d = root.object_if("defaults")) {
-    d->allow_only({"global_batch", "micro_batch", "tp", "pp", "micro_batches"});
+    d->allow_only({"global_batch", "micro_batch", "tp", "pp", "micro_batches", "grad_accumulation"});
     w.global_batch  = static_cast<std::uint64_t>(d->integer_in_or("global_batch", io::range::kBatch, 0));
+    w.grad_accumulation = static_cast<int>(d->integer_in_or("grad_accumulation", io::range::kMicroBatches, 0));
     w.micro_batch   = static_cast<std::uint64_t>(d->integer_in_or("micro_batch", io::range::kBatch, 0));
     w.tp            = static_cast<int>(d->integer_in_or("tp", io::range::kParallelDegree, 1));
     w.pp            = static_cast<int>(d->integer_in_or("pp", io::range::kParallelDegree, 1));
     w.micro_batches = static_cast<int>(d->integer_in_or("micro_batches", io::range::kMicroBatches, 0));
+    if (w.grad_accumulation != 0 && (w.global_batch != 0 || w.micro_batches != 0))
+      throw io::InputError(path, "/defaults/grad_accumulation",
+                           "a batch that grows with data parallelism (grad_accumulation) excludes a fixed "
+                           "global_batch or micro_batches: give one rule");
+    if (w.grad_accumulation != 0 && w.micro_batch == 0)
+      throw io::InputError(path, "/defaults/grad_accumulation", "needs defaults.micro_batch: global = dp x micro_batch x grad_accumulation");
   }
+  w.batch_source = root.string_or("source_defaults", "");
+  if (const auto d = root.object_if("defaults"))
+    w.batch_source = d->string_or("source", w.batch_source);
   return w;
 }
 

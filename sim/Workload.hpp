@@ -45,6 +45,10 @@ struct Workload {
   int tp = 1;
   int pp = 1;
   int micro_batches = 0;         // pipeline micro-batches per step (AQ-SGD); 0 = derived from batches
+  /// A run rule instead of a fixed global batch: the batch grows with data parallelism, global = dp x micro_batch x
+  /// grad_accumulation (SDP4Bit's throughput runs: accumulation 1, Appendix B). 0 = the fixed global_batch.
+  int grad_accumulation = 0;
+  std::string batch_source;      // the paper sentence the batch defaults come from (source_defaults)
   std::string path;              // file it was loaded from
 
   /// The profile for this GPU type, micro-batch and tensor parallelism, if the workload has one; one measured

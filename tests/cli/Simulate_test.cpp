@@ -176,3 +176,31 @@ TEST_CASE("ccsim simulate: AQ-SGD's first epoch sends fp32 activations and its l
   // and the compressed steps are faster on this 10 Gbps cluster, not equal
   CHECK(phases[1]["step_time_s"].get<double>() < phases[0]["step_time_s"].get<double>());
 }
+
+TEST_CASE("ccsim simulate: SDP4Bit's models follow its run rule - accumulation 1 and a batch of dp x 1", "[cli]")
+{
+  // gpt-6.7b at its Table 8 split (tp 4) on 32 GPUs: dp = 32 / 4 = 8, so the global batch is 8 x 1 x 1 = 8 with
+  // accumulation 1 (Appendix B); before, a fixed batch of 64 gave 8 accumulation steps. --global-batch overrides it.
+  auto config = [](const std::string& extra) {
+    const auto r = run_ccsim("simulate --topology a100x4-slingshot100 --workload gpt-6.7b --algorithm megatron-dp "
+                             "--gpus 32 --format json --quiet" + extra);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return nlohmann::json::parse(r.out)["config"];
+  };
+  const auto rule = config("");
+  CHECK(rule["dp"] == 8);
+  CHECK(rule["global_batch"] == 8);
+  CHECK(rule["grad_accumulation"] == 1);
+  CHECK_THAT(rule["batch_rule"].get<std::string>(),
+             Catch::StartsWith("workload run rule: dp x micro-batch x accumulation 1 = 8 x 1 x 1 (SDP4Bit appendix B"));
+  const auto given = config(" --global-batch 64");
+  CHECK(given["global_batch"] == 64);
+  CHECK(given["grad_accumulation"] == 8);
+  CHECK(given["batch_rule"] == "--global-batch");
+  const auto fixed = run_ccsim("simulate --topology v100x8-ib100 --workload bert-large --algorithm adam --gpus 16 "
+                               "--format json --quiet");
+  REQUIRE(fixed.exit_code == 0);
+  CHECK_THAT(nlohmann::json::parse(fixed.out)["config"]["batch_rule"].get<std::string>(),
+             Catch::StartsWith("workload default global batch 8192 (1-bit LAMB Table 5"));
+}

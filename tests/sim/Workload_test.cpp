@@ -170,3 +170,23 @@ TEST_CASE("Workload: find_optimizer tries name at software before the plain name
   CHECK_FALSE(w.find_optimizer("V100", "adam"));
   CHECK_FALSE(w.find_optimizer("A100", "lamb"));
 }
+
+TEST_CASE("load_workload: a batch that grows with dp excludes a fixed batch and needs a micro-batch", "[sim]")
+{
+  const auto both = write_temp_file("two-rules.json", workload_text(R"("defaults": {"global_batch": 64,
+      "micro_batch": 1, "grad_accumulation": 1})"));
+  CHECK(message_of([&] { load_workload(both); }) ==
+        both + ": /defaults/grad_accumulation: a batch that grows with data parallelism (grad_accumulation) excludes "
+               "a fixed global_batch or micro_batches: give one rule");
+  const auto none = write_temp_file("no-micro.json", workload_text(R"("defaults": {"grad_accumulation": 2})"));
+  CHECK_THAT(message_of([&] { load_workload(none); }),
+             Catch::StartsWith(none + ": /defaults/grad_accumulation: needs defaults.micro_batch"));
+  // SDP4Bit's throughput models carry its run rule (Appendix B: accumulation 1), not a fixed batch.
+  for (const char* name : {"gpt-1.3b", "gpt-2.7b", "gpt-6.7b", "gpt-13b", "gpt-18b"}) {
+    INFO(name);
+    const auto w = preset(name);
+    CHECK(w.grad_accumulation == 1);
+    CHECK(w.global_batch == 0);
+    CHECK(w.micro_batch == 1);
+  }
+}
