@@ -23,6 +23,7 @@ int cmd_bench_kernels(const std::vector<std::string>& args);
 int cmd_advise(const std::vector<std::string>& args);
 int cmd_collective(const std::vector<std::string>& args);
 int cmd_calibrate(const std::vector<std::string>& args);
+int cmd_validate(const std::vector<std::string>& args);
 
 /// Every subcommand, in the order `ccsim --help` shows them.
 const std::vector<Command>& commands();

@@ -14,6 +14,7 @@ const std::vector<Command>& commands()
       {"bench-kernels", cmd_bench_kernels, "measure compression kernel throughput"},
       {"collective", cmd_collective, "simulate one collective over a size sweep, in nccl-tests' columns"},
       {"calibrate", cmd_calibrate, "fit a topology's NIC bandwidth and latency to nccl-tests output"},
+      {"validate", cmd_validate, "refit the presets' calibrated constants leaving tables and rows out, and predict them"},
   };
   return table;
 }

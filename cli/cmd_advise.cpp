@@ -6,6 +6,7 @@
 #include "cli/Command.hpp"
 #include "cli/ConvergenceEvidence.hpp"
 #include "cli/Options.hpp"
+#include "cli/PlotOutput.hpp"
 #include "cli/OutputFile.hpp"
 #include "cli/Progress.hpp"
 #include "cli/ShapeFlags.hpp"
@@ -255,13 +256,8 @@ int cmd_advise(const std::vector<std::string>& args)
       {"search", search},
       {"ranking", ranking},
       {"cannot_run", cannot_run}};
-  if (vm.count("plot") != 0) {
-    const std::filesystem::path dir = vm["plot"].as<std::string>();
-    make_output_folder(dir, "--plot");
-    write_output_file(dir / "advise.json", io::dump_json(doc, 2) + "\n", "--plot");
-    if (!run_plot_script("advise_ranking.py", (dir / "advise.json").string()))
-      std::cerr << "ccsim advise: warning: the ranking figure was not drawn (needs python3-matplotlib)\n";
-  }
+  if (vm.count("plot") != 0)
+    plot_into(vm["plot"].as<std::string>(), "advise.json", doc, "advise_ranking.py", "advise", "the ranking figure");
   if (format == Format::JSON) {
     std::cout << io::dump_json(doc, 2) << "\n";
     return 0;

@@ -1,6 +1,7 @@
 // `ccsim simulate`: predict step time, throughput and breakdown of one configuration.
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
+#include "cli/PlotOutput.hpp"
 #include "cli/OutputFile.hpp"
 #include "cli/Progress.hpp"
 #include "cli/RunControl.hpp"
@@ -149,13 +150,8 @@ int cmd_simulate(const std::vector<std::string>& args)
     write_output_file(vm["trace"].as<std::string>(), io::dump_json(doc["trace"]) + "\n", "--trace");
     doc.erase("trace");
   }
-  if (vm.count("plot") != 0) {
-    const std::filesystem::path dir = vm["plot"].as<std::string>();
-    make_output_folder(dir, "--plot");
-    write_output_file(dir / "simulate.json", io::dump_json(doc, 2) + "\n", "--plot");
-    if (!run_plot_script("link_heatmap.py", (dir / "simulate.json").string()))
-      std::cerr << "ccsim simulate: warning: the link heat map was not drawn (needs python3-matplotlib)\n";
-  }
+  if (vm.count("plot") != 0)
+    plot_into(vm["plot"].as<std::string>(), "simulate.json", doc, "link_heatmap.py", "simulate", "the link heat map");
   if (format == Format::JSON)
     std::cout << io::dump_json(doc, 2) << "\n";
   else

@@ -5,6 +5,7 @@
 #include "algorithms/Training.hpp"
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
+#include "cli/PlotOutput.hpp"
 #include "cli/OutputFile.hpp"
 #include "cli/Progress.hpp"
 #include "cli/RunControl.hpp"
@@ -216,14 +217,8 @@ int cmd_train(const std::vector<std::string>& args)
 
   // Past --time-limit: what finished is printed (a stopped run with complete: false), then one line and exit 3.
   const nlohmann::json doc = algorithm_list.size() == 1 && runs.size() == 1 ? runs[0] : nlohmann::json{{"runs", runs}};
-  if (vm.count("plot") != 0) {
-    namespace fs = std::filesystem;
-    const fs::path dir = vm["plot"].as<std::string>();
-    make_output_folder(dir, "--plot");
-    write_output_file(dir / "train.json", io::dump_json({{"runs", runs}}, 2) + "\n", "--plot");
-    if (!run_plot_script("loss_curves.py", (dir / "train.json").string()))
-      std::cerr << "ccsim train: warning: loss curves not drawn (needs python3-matplotlib)\n";
-  }
+  if (vm.count("plot") != 0)
+    plot_into(vm["plot"].as<std::string>(), "train.json", {{"runs", runs}}, "loss_curves.py", "train", "the loss curves");
   const std::string stop_note =
       stopped + (runs.size() < algorithm_list.size() ? fmt::format(", {} of {} algorithms not run",
                                                                    algorithm_list.size() - runs.size(), algorithm_list.size())

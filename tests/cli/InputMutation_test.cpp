@@ -4,6 +4,7 @@
 // InputError line naming the file. Then a deterministic sample of the topology and workload mutations goes through
 // `ccsim simulate` end to end: exit 0 with finite numbers, or exit 2 with one `ccsim: ` line — never a crash, a
 // hang, another exit code or a multi-line reject.
+#include "cli/CalibrationFits.hpp"
 #include "cli/ConvergenceEvidence.hpp"
 #include "cli/Experiment.hpp"
 #include "sim/Topology.hpp"
@@ -11,6 +12,8 @@
 #include "sim/io/JsonInput.hpp"
 #include "tests/support/Mutations.hpp"
 #include "tests/support/Processes.hpp"
+
+#include <algorithm>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -57,7 +60,11 @@ struct Tally {
 Tally mutate_in_process(const std::string& kind, const std::function<void(const std::string&)>& load)
 {
   Tally t;
-  const std::string path = (ccsim::test::temp_dir() / ("mutated-" + kind + ".json")).string();
+  // "workloads/evidence" -> mutated-workloads-evidence.json: a '/' would name a folder that does not exist, and every
+  // mutation would be "rejected" for a missing file.
+  std::string flat = kind;
+  std::replace(flat.begin(), flat.end(), '/', '-');
+  const std::string path = (ccsim::test::temp_dir() / ("mutated-" + flat + ".json")).string();
   for (const auto& preset : presets(kind)) {
     for (const auto& m : mutations_of(read_preset(preset))) {
       write_bytes(path, m.text);
@@ -194,6 +201,15 @@ TEST_CASE("Mutated presets: every mutation of the convergence evidence loads or 
                                    [](const std::string& p) { (void)ccsim::cli::load_convergence_evidence(p); });
   WARN("convergence evidence: " << t.accepted << " mutations loaded, " << t.rejected << " rejected");
   CHECK(t.rejected > 1000);
+}
+
+TEST_CASE("Mutated presets: every mutation of the calibration fits loads or is one line naming the file",
+          "[mutation]")
+{
+  const auto t = mutate_in_process("experiments/calibration",
+                                   [](const std::string& p) { (void)ccsim::cli::load_calibration_fits(p); });
+  WARN("calibration fits: " << t.accepted << " mutations loaded, " << t.rejected << " rejected");
+  CHECK(t.rejected > 100);
 }
 
 TEST_CASE("Mutated presets: simulate on mutated topologies exits 0 with finite numbers or 2 with one line",

@@ -1,0 +1,61 @@
+// Loading experiments/calibration/fits.json through the one validation layer.
+#include "cli/CalibrationFits.hpp"
+
+#include "cli/Experiment.hpp"
+#include "sim/io/JsonInput.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+namespace ccsim::cli {
+
+std::string default_fits_path()
+{
+  return (std::filesystem::path(io::data_dir()) / "experiments" / "calibration" / "fits.json").string();
+}
+
+std::vector<CalibrationFit> load_calibration_fits(const std::string& path)
+{
+  const auto doc = io::read_json_file(path);
+  const io::JsonObject root(doc, path);
+  root.allow_only({"fits"});
+  const auto items = root.objects("fits");
+  if (items.empty())
+    root.fail_at("fits", "lists no fit");
+  std::vector<CalibrationFit> fits;
+  for (const auto& f : items) {
+    f.allow_only({"topology", "constants", "tables"});
+    CalibrationFit fit;
+    fit.topology  = f.string("topology");
+    fit.constants = f.strings("constants");
+    fit.tables    = f.strings("tables");
+    fit.source    = f.string_or("source", "");
+    if (fit.constants.empty() || fit.constants.size() > 4)
+      f.fail_at("constants", fmt::format("fits 1 to 4 constants, not {}", fit.constants.size()));
+    if (fit.tables.empty())
+      f.fail_at("tables", "names no calibration table");
+    // Each constant must be a positive number of the topology file: the refit scales it.
+    const auto topo_path = io::resolve_preset("topologies", fit.topology, path + ": " + f.child_pointer("topology"));
+    const auto topo      = io::read_json_file(topo_path);
+    for (std::size_t i = 0; i < fit.constants.size(); ++i) {
+      const auto where = f.child_pointer("constants") + "/" + std::to_string(i);
+      nlohmann::json::json_pointer pointer;
+      try {
+        pointer = nlohmann::json::json_pointer(fit.constants[i]);
+      } catch (const nlohmann::json::exception&) {
+        throw io::InputError(path, where, fmt::format("{} is not a JSON pointer", io::echo(fit.constants[i])));
+      }
+      if (!topo.contains(pointer) || !topo.at(pointer).is_number() || !(topo.at(pointer).get<double>() > 0))
+        throw io::InputError(path, where,
+                             fmt::format("{} is not a positive number in {}", io::echo(fit.constants[i]), topo_path));
+    }
+    for (std::size_t i = 0; i < fit.tables.size(); ++i)
+      (void)load_experiment(io::resolve_preset("experiments", fit.tables[i],
+                                               path + ": " + f.child_pointer("tables") + "/" + std::to_string(i)));
+    fits.push_back(std::move(fit));
+  }
+  return fits;
+}
+
+} // namespace ccsim::cli
