@@ -15,6 +15,19 @@ std::string default_fits_path()
   return (std::filesystem::path(io::data_dir()) / "experiments" / "calibration" / "fits.json").string();
 }
 
+std::string constant_problem(const nlohmann::json& topo, const std::string& topo_path, const std::string& pointer)
+{
+  nlohmann::json::json_pointer p;
+  try {
+    p = nlohmann::json::json_pointer(pointer);
+  } catch (const nlohmann::json::exception&) {
+    return fmt::format("{} is not a JSON pointer", io::echo(pointer));
+  }
+  if (!topo.contains(p) || !topo.at(p).is_number() || !(topo.at(p).get<double>() > 0))
+    return fmt::format("{} is not a positive number in {}", io::echo(pointer), topo_path);
+  return "";
+}
+
 std::vector<CalibrationFit> load_calibration_fits(const std::string& path)
 {
   const auto doc = io::read_json_file(path);
@@ -38,18 +51,9 @@ std::vector<CalibrationFit> load_calibration_fits(const std::string& path)
     // Each constant must be a positive number of the topology file: the refit scales it.
     const auto topo_path = io::resolve_preset("topologies", fit.topology, path + ": " + f.child_pointer("topology"));
     const auto topo      = io::read_json_file(topo_path);
-    for (std::size_t i = 0; i < fit.constants.size(); ++i) {
-      const auto where = f.child_pointer("constants") + "/" + std::to_string(i);
-      nlohmann::json::json_pointer pointer;
-      try {
-        pointer = nlohmann::json::json_pointer(fit.constants[i]);
-      } catch (const nlohmann::json::exception&) {
-        throw io::InputError(path, where, fmt::format("{} is not a JSON pointer", io::echo(fit.constants[i])));
-      }
-      if (!topo.contains(pointer) || !topo.at(pointer).is_number() || !(topo.at(pointer).get<double>() > 0))
-        throw io::InputError(path, where,
-                             fmt::format("{} is not a positive number in {}", io::echo(fit.constants[i]), topo_path));
-    }
+    for (std::size_t i = 0; i < fit.constants.size(); ++i)
+      if (const auto problem = constant_problem(topo, topo_path, fit.constants[i]); !problem.empty())
+        throw io::InputError(path, f.child_pointer("constants") + "/" + std::to_string(i), problem);
     for (std::size_t i = 0; i < fit.tables.size(); ++i)
       (void)load_experiment(io::resolve_preset("experiments", fit.tables[i],
                                                path + ": " + f.child_pointer("tables") + "/" + std::to_string(i)));

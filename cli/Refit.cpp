@@ -38,7 +38,7 @@ Refitter::Refitter(const CalibrationFit& fit, int jobs) : fit_(fit), jobs_(jobs)
     auto whole = e.points;
     e.points.clear();
     for (auto& p : whole)
-      if (canonical(io::resolve_preset("topologies", p.request.topology, "--topology")) == topo_path) {
+      if (fit.every_point || canonical(io::resolve_preset("topologies", p.request.topology, "--topology")) == topo_path) {
         p.request.topology = temp_path_;
         e.points.push_back(std::move(p));
       }

@@ -7,11 +7,13 @@
 // as much as large ones (bandwidth-bound). On an alpha-beta (rdma) topology the simulated time is affine in
 // 1/bandwidth and in latency, so one step lands on the answer and the rest confirm it.
 #include "algorithms/CollectiveOps.hpp"
+#include "cli/CalibrateSteps.hpp"
 #include "cli/CollectiveSweep.hpp"
 #include "cli/Command.hpp"
 #include "cli/NcclTestsText.hpp"
 #include "cli/Options.hpp"
 #include "cli/OutputFile.hpp"
+#include "cli/Refit.hpp"
 #include "cli/Table.hpp"
 #include "sim/io/JsonInput.hpp"
 
@@ -93,14 +95,55 @@ Fit fit_nic(const sim::Topology& topo, const algorithms::CollectiveBench& bench,
 
 } // namespace
 
+/// calibrate --steps: the fit itself is cli/CalibrateSteps; this prints it.
+int calibrate_steps_command(const po::variables_map& vm, const std::string& topo_path, const std::string& format)
+{
+  const auto jobs = static_cast<int>(*integer_flag(vm, "jobs", io::range::kJobs));
+  const std::vector<std::string> constants =
+      vm.count("fit") ? vm["fit"].as<std::vector<std::string>>()
+                      : std::vector<std::string>{"/gpu/sustained_tflops", "/nic/effective_gbps"};
+  // A path, or an experiment's name: the presets' own calibration tables regenerate their constants this way.
+  const std::string steps = io::resolve_preset("experiments", vm["steps"].as<std::string>(), "--steps");
+  const std::string out   = vm["out"].as<std::string>();
+  const auto r = calibrate_steps(topo_path, steps, constants, jobs, out);
+  if (format == "json") {
+    nlohmann::json fitted = nlohmann::json::array();
+    for (std::size_t c = 0; c < r.constants.size(); ++c)
+      fitted.push_back({{"pointer", r.constants[c]}, {"before", r.before[c]}, {"after", r.after[c]}});
+    std::cout << io::dump_json({{"topology", out}, {"constants", fitted}, {"rms_log_error", r.rms_log_error},
+                                {"rows", r.rows}},
+                               2)
+              << "\n";
+    return 0;
+  }
+  std::string changed;
+  for (std::size_t c = 0; c < r.constants.size(); ++c)
+    changed += fmt::format("{}{} {:.6g} -> {:.6g}", changed.empty() ? "" : ", ", r.constants[c], r.before[c], r.after[c]);
+  std::cout << fmt::format("{}: {} values -> {} (rms log error {:.3g}); written to {}\n", io::printable(steps, 200),
+                           r.rows.size(), changed, r.rms_log_error, io::printable(out, 200));
+  Table t({"row", "metric", "measured", "before", "after", "error after (%)"});
+  for (const auto& row : r.rows)
+    t.add_row({row["label"].get<std::string>(), row["metric"].get<std::string>(),
+               format_number(row["measured"].get<double>()), format_number(row["predicted_before"].get<double>()),
+               format_number(row["predicted_after"].get<double>()),
+               format_number(error_pct(row["predicted_after"].get<double>(), row["measured"].get<double>()), 3)});
+  t.print(std::cout);
+  return 0;
+}
+
 int cmd_calibrate(const std::vector<std::string>& args)
 {
   po::options_description desc("ccsim calibrate options");
   desc.add_options()("help,h", "show this help and exit")(
       "format", po::value<std::string>()->default_value("table"), "output: table (for people) or json (one document)")(
       "topology", po::value<std::string>()->required(), "the cluster's topology preset or JSON file to start from")(
-      "nccl-tests", po::value<std::string>()->required()->value_name("FILE"),
+      "nccl-tests", po::value<std::string>()->value_name("FILE"),
       "text output of nccl-tests (all_reduce_perf, all_gather_perf, ...) or of ccsim collective")(
+      "steps", po::value<std::string>()->value_name("FILE"),
+      "measured step times (or any experiment metric) per configuration, in the experiment format (experiments/SCHEMA.md: each row's \"paper\" holds the measurement); every row runs on --topology")(
+      "fit", po::value<std::vector<std::string>>()->value_name("POINTER"),
+      "with --steps: a constant of the topology to fit, as a JSON pointer (repeatable; default /gpu/sustained_tflops and /nic/effective_gbps)")(
+      "jobs", po::value<std::string>()->default_value("2"), "with --steps: simulations at once")(
       "out", po::value<std::string>()->required()->value_name("NEW.json"), "where to write the calibrated topology")(
       "op", po::value<std::string>(), "the collective measured, when the file does not say (all_reduce, ...)")(
       "ranks", po::value<std::string>()->value_name("N"), "ranks in the measurement, when the file does not say")(
@@ -113,6 +156,14 @@ int cmd_calibrate(const std::vector<std::string>& args)
                                                                                    : sim::Fidelity::FAST;
   const std::string topo_path = io::resolve_preset("topologies", vm["topology"].as<std::string>(), "--topology");
   const sim::Topology topo    = sim::load_topology(topo_path);
+  if (vm.count("nccl-tests") == vm.count("steps"))
+    throw io::InputError("--nccl-tests", "",
+                         "give --nccl-tests FILE (NIC bandwidth and latency from a collective) or --steps FILE (any "
+                         "constants from step times); for both, run calibrate twice, the second from the first's --out");
+  if (vm.count("fit") && !vm.count("steps"))
+    throw io::InputError("--fit", "", "chooses the constants of --steps; --nccl-tests always fits the NIC rate and latency");
+  if (vm.count("steps"))
+    return calibrate_steps_command(vm, topo_path, format);
   const std::string file      = vm["nccl-tests"].as<std::string>();
   const auto table            = read_nccl_tests(file);
 

@@ -244,6 +244,9 @@ TEST_CASE("Mutated flags: every numeric or choice flag given a bad value exits 2
   REQUIRE(measured.exit_code == 0);
   const std::string nccl_file  = ccsim::test::write_temp_file("flags-nccl.txt", measured.out);
   const std::string calibrated = (ccsim::test::temp_dir() / "flags-calibrated.json").string();
+  const std::string steps_file = ccsim::test::write_temp_file("flags-steps.json", R"({"name": "s",
+    "base": {"topology": "w1-ring100g", "workload": "bert-large", "algorithm": "adam", "global_batch": 64,
+    "micro_batch": 16}, "rows": [{"gpus": 2, "paper": {"allreduce_ms": 100}}]})");
   // Each command with valid inputs that finish fast, and the flags whose values are mutated.
   struct Command {
     std::vector<std::string> base;
@@ -265,6 +268,10 @@ TEST_CASE("Mutated flags: every numeric or choice flag given a bad value exits 2
       {{"bench-kernels", "--bytes", "4096", "--repeats", "1"}, {"--bytes", "--repeats", "--backend"}},
       {{"calibrate", "--topology", "w1-ring100g", "--nccl-tests", nccl_file, "--out", calibrated},
        {"--ranks", "--op", "--fidelity", "--format", "--nccl-tests", "--topology"}},
+      {{"calibrate", "--topology", "w1-ring100g", "--steps", steps_file, "--fit", "/nic/bandwidth_gbps", "--out",
+        calibrated},
+       {"--steps", "--fit", "--jobs", "--format"}},
+      {{"validate", "--topology", "h800x8-ib400x8", "--no-rows", "--quiet"}, {"--jobs", "--fits", "--topology", "--format"}},
   };
   // Not one of these is a valid value for any flag above.
   const std::vector<std::string> bad = {"-1",   "nan",   "inf", "-inf", "1e999", "18446744073709551616",

@@ -82,3 +82,62 @@ TEST_CASE("ccsim validate: a constant that is not a number of the topology is on
   CHECK(line_count(r.err) == 1);
   CHECK(r.err.find(fits + ": /fits/0/constants/0: '/nic/kind' is not a positive number") != std::string::npos);
 }
+
+TEST_CASE("ccsim calibrate --steps: recovers a cluster's compute rate and NIC rate from its measured steps", "[cli]")
+{
+  // Truth: 80 TFLOP/s sustained and 30 Gbps delivered; the base topology claims 100 and 25. Step times and all-reduce
+  // times at 2..16 GPUs pin both: compute scales with the first, the all-reduce with the second.
+  auto topology = [](double tflops, double gbps) {
+    auto text = topology_with(gbps);
+    text.replace(text.find("\"sustained_tflops\": 100"), 23, fmt::format("\"sustained_tflops\": {}", tflops));
+    return text;
+  };
+  const auto truth = write_temp_file("steps-truth.json", topology(80, 30));
+  const auto base  = write_temp_file("steps-base.json", topology(100, 25));
+  std::string rows;
+  for (int g : {2, 4, 8, 16}) {
+    const auto r = run_ccsim(fmt::format("simulate --topology {} --workload bert-large --algorithm adam --gpus {} "
+                                         "--global-batch 1024 --micro-batch 16 --format json --quiet",
+                                         truth, g));
+    REQUIRE(r.exit_code == 0);
+    const auto d = nlohmann::json::parse(r.out);
+    rows += fmt::format(R"({}{{"label": "{} GPUs", "gpus": {}, "paper": {{"step_time_s": {:.17g}, "allreduce_ms": {:.17g}}}}})",
+                        rows.empty() ? "" : ", ", g, g, d["step_time_s"].get<double>(),
+                        d["breakdown"]["allreduce_ms"].get<double>());
+  }
+  const auto steps = write_temp_file("steps.json", fmt::format(R"({{"name": "steps", "base": {{"topology": "{}",
+    "workload": "bert-large", "algorithm": "adam", "global_batch": 1024, "micro_batch": 16}}, "rows": [{}]}})",
+                                                               base, rows));
+  const auto out = (ccsim::test::temp_dir() / "steps-calibrated.json").string();
+  const auto r   = run_ccsim("calibrate --topology " + base + " --steps " + steps + " --out " + out + " --format json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["constants"][0]["pointer"] == "/gpu/sustained_tflops");
+  CHECK(doc["constants"][0]["after"].get<double>() == Approx(80).epsilon(0.005));
+  CHECK(doc["constants"][1]["after"].get<double>() == Approx(30).epsilon(0.005));
+  CHECK(doc["rms_log_error"].get<double>() < 0.003);
+  // The written topology carries the fitted values and a note naming the rows.
+  const auto written = nlohmann::json::parse(ccsim::test::read_file(out));
+  CHECK(written["gpu"]["sustained_tflops"].get<double>() == Approx(80).epsilon(0.005));
+  CHECK(written["source_calibration_steps"].get<std::string>().find("2 GPUs step_time_s") != std::string::npos);
+}
+
+TEST_CASE("ccsim calibrate: --steps and --nccl-tests are one or the other and --fit names a number", "[cli]")
+{
+  const auto steps = write_temp_file("steps-one.json", R"({"name": "s", "base": {"topology": "w1-ring100g",
+    "workload": "bert-large", "algorithm": "adam", "global_batch": 64, "micro_batch": 16},
+    "rows": [{"gpus": 2, "paper": {"allreduce_ms": 100}}]})");
+  const auto out = (ccsim::test::temp_dir() / "steps-one-out.json").string();
+  for (const std::string& extra : {std::string(" --nccl-tests ") + steps, std::string(" --fit /nic/kind"),
+                                   std::string(" --fit /gpu/sustained_tflops --fit /nic/bandwidth_gbps")}) {
+    const auto r = run_ccsim("calibrate --topology w1-ring100g --steps " + steps + " --out " + out + extra);
+    INFO(extra << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(line_count(r.err) == 1);
+  }
+  const auto ok = run_ccsim("calibrate --topology w1-ring100g --steps " + steps + " --out " + out +
+                            " --fit /nic/bandwidth_gbps");
+  INFO(ok.err);
+  CHECK(ok.exit_code == 0);
+}
