@@ -2,6 +2,10 @@
 // count >= 1, bits the int8 codes can hold), not tuning advice.
 #include "algorithms/TrainParams.hpp"
 
+#include "algorithms/LrSchedule.hpp"
+
+#include "numerics/MomentumMask.hpp"
+
 #include "sim/io/JsonInput.hpp"
 
 #include <fmt/format.h>
@@ -36,6 +40,9 @@ const std::vector<TrainParamSpec>& train_param_specs()
 {
   static const std::vector<TrainParamSpec> specs = {
       {"lr", "learning rate", {0, 10, true}, false, concat({{"sgd"}, DATA_PARALLEL, SHARDED, PIPELINE})},
+      {"lr_schedule", "constant, bert (1-bit Adam §7.1: linear warm-up over 8.2 %, then x0.99 per 0.34 % of the steps) or "
+       "linear (LAMB: 10 % linear warm-up, linear decay to 0); lr is the peak",
+       {0, static_cast<double>(lr_schedule_names().size() - 1)}, true, DATA_PARALLEL, lr_schedule_names()},
       {"beta1", "first-moment decay (sgd: momentum)", {0, 1}, false, concat({{"sgd"}, DATA_PARALLEL})},
       {"beta2", "second-moment decay", {0, 0.999999}, false, DATA_PARALLEL},
       {"eps", "added to sqrt(v)", {0, 1, true}, false, DATA_PARALLEL},
@@ -47,6 +54,10 @@ const std::vector<TrainParamSpec>& train_param_specs()
        numerics::adam_variant_names()},
       {"freeze_step", "last warm-up step: the variance freezes after it", {1, 1e9}, true,
        concat({{"onebit-adam"}, ONEBIT_LAMB})},
+      {"momentum_mask", "none (DeepSpeed's default) or auto: keep the momentum at 0 where every warm-up gradient was 0 "
+       "(DeepSpeed's exp_avg_mask, derived instead of given)",
+       {0, static_cast<double>(numerics::momentum_mask_names().size() - 1)}, true, concat({{"onebit-adam"}, ONEBIT_LAMB}),
+       numerics::momentum_mask_names()},
       {"c_min", "lower clip of LAMB's trust ratio", {0, 1e6}, false, LAMBS},
       {"c_max", "upper clip of LAMB's trust ratio", {0, 1e6, true}, false, LAMBS},
       {"beta3", "decay of the LAMB ratio average (1-bit LAMB) / staleness (SLAMB)", {0, 1}, false,

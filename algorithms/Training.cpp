@@ -1,5 +1,6 @@
 // The training loop shared by every trainable algorithm.
 #include "algorithms/Training.hpp"
+#include "algorithms/LrSchedule.hpp"
 
 #include "algorithms/TrainParams.hpp"
 #include "algorithms/TrainingPaths.hpp"
@@ -82,6 +83,9 @@ TrainResult train(const TrainConfig& c)
     hyper["freeze_step"] = static_cast<double>(std::max(1, c.steps * 15 / 100));
   if ((c.algorithm == "onebit-lamb" || c.algorithm == "lamb-basic-1bit") && hyper.count("freeze_step") == 0)
     hyper["freeze_step"] = static_cast<double>(std::max(1, c.steps * 167 / 1000));
+  // The schedule is the trainer's, not the optimizer's: a word parameter the optimizers never see.
+  const auto schedule = static_cast<LrSchedule>(static_cast<int>(numerics::hyper_or(hyper, "lr_schedule", 0)));
+  hyper.erase("lr_schedule");
   const auto opt = numerics::make_distributed_optimizer(c.algorithm, model.layout(), static_cast<std::size_t>(c.workers),
                                                         hyper, *c.kernels);
 
@@ -95,6 +99,7 @@ TrainResult train(const TrainConfig& c)
       model.batch_gradient(params[w], local, w, static_cast<std::uint64_t>(step), grads[w]);
     });
     r.step_phase.push_back(opt->phase());
+    opt->set_lr_scale(lr_scale(schedule, step, c.steps));
     opt->step(params, grads);
     if (step % c.eval_every == 0 || step == c.steps)
       r.loss_curve.emplace_back(step, model.eval_loss(params[0]));

@@ -2,6 +2,8 @@
 // sparsified-gradient LAMB baselines. Each choice that resolves a paper ambiguity cites its source.
 #include "numerics/LayerwiseOptimizers.hpp"
 
+#include "numerics/MomentumMask.hpp"
+
 #include "numerics/Sparsifiers.hpp"
 
 #include <algorithm>
@@ -30,7 +32,7 @@ OnebitLamb::OnebitLamb(TensorLayout layout, std::size_t n, std::size_t workers, 
 
 void OnebitLamb::step(std::vector<Vec>& params, const std::vector<Vec>& grads)
 {
-  const double lr = get(h_, "lr", 1e-3), b1 = get(h_, "beta1", 0.9), b2 = get(h_, "beta2", 0.999);
+  const double lr = lr_scale_ * get(h_, "lr", 1e-3), b1 = get(h_, "beta1", 0.9), b2 = get(h_, "beta2", 0.999);
   const double eps = get(h_, "eps", 1e-8), wd = get(h_, "weight_decay", 0), b3 = get(h_, "beta3", 0.9);
   const double c_min = get(h_, "c_min", 0.01), c_max = get(h_, "c_max", 0.3);
   // 1-bit LAMB §6 "Training parameters": r_min 0.5, r_max 4.0, r_threshold 0.1.
@@ -79,6 +81,8 @@ void OnebitLamb::step(std::vector<Vec>& params, const std::vector<Vec>& grads)
       united += r / static_cast<double>(rms.size());
     for (std::size_t l = 0; l < layout_.size(); ++l)
       scaling_[l] = rms[l] > 0 ? static_cast<float>(united / rms[l]) : 1.0f;
+    if (momentum_mask_of(h_) == MomentumMask::AUTO)
+      mask_ = momentum_mask_from_variance(state_[0].v); // every worker holds the same warm-up variance
   }
   std::vector<Vec> m_prev(workers_);
   std::vector<float*> bufs;
@@ -97,6 +101,8 @@ void OnebitLamb::step(std::vector<Vec>& params, const std::vector<Vec>& grads)
       const auto& t = layout_[l];
       auto m        = s.m.segment(seg(t.offset), seg(t.size));
       m /= scaling_[l];
+      if (mask_.size() != 0) // lamb.py: the mask right after the momentum is un-scaled
+        m.array() *= mask_.segment(seg(t.offset), seg(t.size)).array();
       auto x        = params[w].segment(seg(t.offset), seg(t.size));
       const Vec denom   = (s.v.segment(seg(t.offset), seg(t.size)).array().sqrt() + static_cast<float>(eps)).matrix();
       const Vec prelim  = (m.array() / denom.array()).matrix();
@@ -142,7 +148,7 @@ Slamb::Slamb(TensorLayout layout, std::size_t n, std::size_t workers, const Hype
 
 void Slamb::step(std::vector<Vec>& params, const std::vector<Vec>& grads)
 {
-  const double lr = get(h_, "lr", 1e-3), b1 = get(h_, "beta1", 0.9), b2 = get(h_, "beta2", 0.999);
+  const double lr = lr_scale_ * get(h_, "lr", 1e-3), b1 = get(h_, "beta1", 0.9), b2 = get(h_, "beta2", 0.999);
   const double eps = get(h_, "eps", 1e-6), wd = get(h_, "weight_decay", 0);
   const double b3 = get(h_, "beta3", 0.93), k = get(h_, "k", 0.1);
   const long H    = static_cast<long>(get(h_, "H", 100));
@@ -235,7 +241,7 @@ void SparseLamb::step(std::vector<Vec>& params, const std::vector<Vec>& grads)
   // top-k: every worker's (value, index) pairs are all-gathered; random-k: the shared-mask values all-reduced.
   bytes_ += top_k_ ? 8ull * count * (workers_ - 1) : ring_allreduce_bytes(count, workers_);
   for (std::size_t w = 0; w < workers_; ++w)
-    lamb_update(params[w], g, state_[w], layout_, get(h_, "lr", 1e-3), get(h_, "beta1", 0.9), get(h_, "beta2", 0.999),
+    lamb_update(params[w], g, state_[w], layout_, lr_scale_ * get(h_, "lr", 1e-3), get(h_, "beta1", 0.9), get(h_, "beta2", 0.999),
                 get(h_, "eps", 1e-6), get(h_, "weight_decay", 0), get(h_, "c_min", 0.01), get(h_, "c_max", 0.3));
 }
 

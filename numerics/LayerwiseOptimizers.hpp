@@ -43,6 +43,7 @@ private:
   std::vector<double> c_avg_, last_factor_;
   std::vector<float> scaling_;
   std::uint64_t warm_bytes_ = 0;
+  Vec mask_; // the momentum mask (numerics/MomentumMask.hpp); empty = none
 };
 
 class Slamb : public DistributedOptimizer {

@@ -1,6 +1,6 @@
 // Optimizer math and the distributed wrappers (dense, 1-bit Adam, naive 1-bit gradient Adam).
 #include "numerics/Optimizers.hpp"
-
+#include "numerics/MomentumMask.hpp"
 #include "numerics/LayerwiseOptimizers.hpp"
 
 #include <algorithm>
@@ -115,13 +115,13 @@ public:
         if (state_[w].m.size() == 0)
           state_[w].m = Vec::Zero(g.size());
         state_[w].m = static_cast<float>(get(h_, "beta1", 0.9)) * state_[w].m + g;
-        params[w] -= static_cast<float>(get(h_, "lr", 0.01)) * state_[w].m;
+        params[w] -= static_cast<float>(lr_scale_ * get(h_, "lr", 0.01)) * state_[w].m;
       } else if (kind_ == "adam") {
-        adam_update(params[w], g, state_[w], get(h_, "lr", 1e-3), get(h_, "beta1", 0.9), get(h_, "beta2", 0.999),
+        adam_update(params[w], g, state_[w], lr_scale_ * get(h_, "lr", 1e-3), get(h_, "beta1", 0.9), get(h_, "beta2", 0.999),
                     get(h_, "eps", 1e-8), get(h_, "weight_decay", 0), get(h_, "bias_correction", 1) != 0,
                     adam_variant(h_));
       } else {
-        lamb_update(params[w], g, state_[w], layout_, get(h_, "lr", 1e-3), get(h_, "beta1", 0.9), get(h_, "beta2", 0.999),
+        lamb_update(params[w], g, state_[w], layout_, lr_scale_ * get(h_, "lr", 1e-3), get(h_, "beta1", 0.9), get(h_, "beta2", 0.999),
                     get(h_, "eps", 1e-6), get(h_, "weight_decay", 0), get(h_, "c_min", 0.01), get(h_, "c_max", 0.3));
       }
     }
@@ -147,7 +147,7 @@ public:
   std::string phase() const override { return steps_ < freeze_ ? "warmup" : "compressed"; }
   void step(std::vector<Vec>& params, const std::vector<Vec>& grads) override
   {
-    const double lr = get(h_, "lr", 1e-3), b1 = get(h_, "beta1", 0.9), b2 = get(h_, "beta2", 0.999), eps = get(h_, "eps", 1e-8);
+    const double lr = lr_scale_ * get(h_, "lr", 1e-3), b1 = get(h_, "beta1", 0.9), b2 = get(h_, "beta2", 0.999), eps = get(h_, "eps", 1e-8);
     const double wd = get(h_, "weight_decay", 0);
     if (steps_ < freeze_) {
       const Vec g = average(grads);
@@ -155,12 +155,17 @@ public:
       for (std::size_t w = 0; w < workers_; ++w)
         adam_update(params[w], g, state_[w], lr, b1, b2, eps, wd, /*bias_correction=*/false);
     } else {
+      if (steps_ == freeze_ && momentum_mask_of(h_) == MomentumMask::AUTO)
+        mask_ = momentum_mask_from_variance(state_[0].v); // every worker holds the same warm-up variance
       std::vector<float*> bufs;
       for (std::size_t w = 0; w < workers_; ++w) {
         state_[w].m = static_cast<float>(b1) * state_[w].m + static_cast<float>(1 - b1) * grads[w];
         bufs.push_back(state_[w].m.data());
       }
       ar_.run(bufs); // every worker's m becomes the same compressed average
+      if (mask_.size() != 0) // adam.py l.217–227: the mask after the compressed all-reduce
+        for (auto& s : state_)
+          s.m.array() *= mask_.array();
       for (std::size_t w = 0; w < workers_; ++w) {
         const Vec u = (state_[w].m.array() / (state_[w].v.array().sqrt() + static_cast<float>(eps))).matrix() +
                       static_cast<float>(wd) * params[w];
@@ -182,6 +187,7 @@ private:
   long freeze_;
   long steps_ = 0;
   std::uint64_t warm_bytes_ = 0;
+  Vec mask_; // the momentum mask (numerics/MomentumMask.hpp); empty = none
 };
 
 /// The naive baseline of 1-bit Adam §3.2 / Fig. 1: error-feedback 1-bit compression of the GRADIENTS, then
@@ -201,7 +207,7 @@ public:
       bufs.push_back(v.data());
     ar_.run(bufs);
     for (std::size_t w = 0; w < workers_; ++w)
-      adam_update(params[w], g[w], state_[w], get(h_, "lr", 1e-3), get(h_, "beta1", 0.9), get(h_, "beta2", 0.999),
+      adam_update(params[w], g[w], state_[w], lr_scale_ * get(h_, "lr", 1e-3), get(h_, "beta1", 0.9), get(h_, "beta2", 0.999),
                   get(h_, "eps", 1e-8), get(h_, "weight_decay", 0), get(h_, "bias_correction", 1) != 0,
                   adam_variant(h_));
     bytes_ = ar_.bytes_sent_per_worker();
@@ -221,11 +227,12 @@ std::unique_ptr<DistributedOptimizer> make_distributed_optimizer(const std::stri
 {
   static const std::vector<std::string> keys = {"lr",    "beta1", "beta2",       "beta3",   "eps", "weight_decay",
                                                 "bias_correction", "c_min", "c_max", "freeze_step", "r_min", "r_max",
-                                                "r_threshold", "k", "H", "seed", "adam_variant"};
+                                                "r_threshold", "k", "H", "seed", "adam_variant", "momentum_mask"};
   for (const auto& [k, _] : hyper)
     if (std::find(keys.begin(), keys.end(), k) == keys.end())
       throw std::invalid_argument("unknown optimizer parameter '" + k + "'");
   adam_variant(hyper); // a bad variant fails here, not at the first step
+  momentum_mask_of(hyper);
   std::size_t n = 0;
   for (const auto& t : layout)
     n = std::max(n, t.offset + t.size);

@@ -36,9 +36,12 @@ public:
   virtual void step(std::vector<Vec>& params, const std::vector<Vec>& grads) = 0;
   virtual std::uint64_t bytes_sent_per_worker() const { return bytes_; }
   virtual std::string phase() const { return "dense"; }
+  /// The learning-rate schedule's factor for the coming steps (hyper "lr" x this); 1 = the constant rate.
+  void set_lr_scale(double scale) { lr_scale_ = scale; }
 
 protected:
   std::uint64_t bytes_ = 0;
+  double lr_scale_ = 1;
 };
 
 /// sgd, adam, lamb, onebit-adam, naive-1bit-adam, onebit-lamb, lamb-basic-1bit, slamb, topk-lamb, randk-lamb
