@@ -42,7 +42,8 @@ TrainResult train_pipeline(const TrainConfig& c)
   const int bw     = static_cast<int>(get(c.hyper, "bw_bits", 4));
   if (pp < 2)
     throw std::invalid_argument("pipeline training needs pp >= 2");
-  const auto model_ptr = workloads::make_pipeline_model(c.model, pp, static_cast<int>(get(c.hyper, "train_examples", 0)), c.seed);
+  const auto model_ptr =
+      workloads::make_pipeline_model(c.model, pp, static_cast<int>(get(c.hyper, "train_examples", 0)), c.seed, c.text);
   const workloads::PipelineModel& model = *model_ptr;
   const long P = model.positions(); // columns per example in a cut's activation
   const int batch           = c.global_batch;
@@ -51,7 +52,7 @@ TrainResult train_pipeline(const TrainConfig& c)
     throw std::invalid_argument("global batch larger than the training set");
   const bool aq     = c.algorithm == "aq-sgd";
   const bool quant  = c.algorithm != "fp32-pipeline";
-  numerics::Vec p   = model.initial_params(c.seed);
+  numerics::Vec p   = initial_params_of(c, model.initial_params(c.seed));
   numerics::AdamState opt;
   // Per-example buffers m(ξ) at every cut ([channels x positions] each); sender and receiver hold identical
   // copies, so one suffices here.

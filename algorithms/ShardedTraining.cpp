@@ -29,7 +29,7 @@ TrainResult train_sharded(const TrainConfig& c)
   const auto g         = static_cast<std::size_t>(get(c.hyper, "gpus_per_node", 4));
   if (W % g != 0)
     throw std::invalid_argument("workers must be a multiple of gpus_per_node");
-  const auto model_ptr = workloads::make_proxy_model(c.model, c.seed); // the mlp or the tiny transformer
+  const auto model_ptr = workloads::make_proxy_model(c.model, c.seed, c.text); // the mlp or the tiny transformer
   const workloads::ProxyModel& model = *model_ptr;
   const std::size_t n = model.size();
 
@@ -43,7 +43,7 @@ TrainResult train_sharded(const TrainConfig& c)
   const bool qwd = a == "sdp4bit" || a == "qwd";
   const numerics::WeightDiffQuantizer wdq({}, c.seed, *c.kernels);
 
-  numerics::Vec master = model.initial_params(c.seed); // fp32 master weights (sharded over ranks in reality)
+  numerics::Vec master = initial_params_of(c, model.initial_params(c.seed)); // fp32 master weights (sharded over ranks in reality)
   numerics::Vec copy   = master;                        // the model every rank computes with
   numerics::round_to_bf16(copy.data(), n);
   numerics::AdamState opt;

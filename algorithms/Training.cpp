@@ -35,6 +35,16 @@ bool is_pipeline(const std::string& a)
   return a == "fp32-pipeline" || a == "directq" || a == "aq-sgd";
 }
 
+numerics::Vec initial_params_of(const TrainConfig& c, numerics::Vec fresh)
+{
+  if (!c.initial)
+    return fresh;
+  if (c.initial->size() != fresh.size())
+    throw std::invalid_argument("the starting parameters have " + std::to_string(c.initial->size()) +
+                                " values but the model has " + std::to_string(fresh.size()));
+  return *c.initial;
+}
+
 bool go_on_after(const TrainConfig& c, int step, TrainResult& r, const std::function<double()>& eval)
 {
   r.steps_done = step;
@@ -54,7 +64,7 @@ TrainResult train(const TrainConfig& c)
       names += (names.empty() ? "" : ", ") + i.name;
     throw std::invalid_argument("no numeric update for " + io::echo(c.algorithm) + " (trainable: " + names + ")");
   }
-  const auto model_ptr = workloads::make_proxy_model(c.model, c.seed); // throws for an unknown name
+  const auto model_ptr = workloads::make_proxy_model(c.model, c.seed, c.text); // throws for an unknown name
   if (c.steps < 1)
     throw std::invalid_argument("steps must be at least 1");
   if (c.global_batch < 1)
@@ -89,7 +99,7 @@ TrainResult train(const TrainConfig& c)
   const auto opt = numerics::make_distributed_optimizer(c.algorithm, model.layout(), static_cast<std::size_t>(c.workers),
                                                         hyper, *c.kernels);
 
-  std::vector<numerics::Vec> params(static_cast<std::size_t>(c.workers), model.initial_params(c.seed));
+  std::vector<numerics::Vec> params(static_cast<std::size_t>(c.workers), initial_params_of(c, model.initial_params(c.seed)));
   std::vector<numerics::Vec> grads(static_cast<std::size_t>(c.workers));
   const int local = c.global_batch / c.workers;
   TrainResult r;
@@ -108,6 +118,8 @@ TrainResult train(const TrainConfig& c)
   }
   r.final_loss       = r.loss_curve.back().second;
   r.bytes_per_worker = opt->bytes_sent_per_worker();
+  if (c.keep_params != nullptr)
+    *c.keep_params = params[0];
   r.wall_s           = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return r;
 }

@@ -7,6 +7,7 @@
 #include "numerics/Optimizers.hpp"
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,13 @@ struct TrainConfig {
   /// Where the compressors run their kernels: &numerics::cpu_kernels(), &numerics::cuda::cuda_kernels() (`ccsim
   /// train --backend cuda`), or a test's recording set. Not owned; it must outlive the run.
   const numerics::CompressionKernels* kernels = &numerics::cpu_kernels();
+  /// The transformer's corpus (empty: GPL-3; the mlp has none).
+  std::string text;
+  /// Start from these parameters instead of the model's random initialisation (fine-tuning a pre-trained model,
+  /// `ccsim train --task finetune`); null: the initialisation. Its size must be the model's.
+  std::shared_ptr<const numerics::Vec> initial;
+  /// When set, a data-parallel run copies its final parameters (worker 0's) here: the pre-training of --task finetune.
+  numerics::Vec* keep_params = nullptr;
 };
 
 struct TrainResult {

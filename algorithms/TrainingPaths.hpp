@@ -15,6 +15,9 @@ TrainResult train_pipeline(const TrainConfig& config);
 /// (calling `eval` unless the step was just evaluated) and returns false; the loop then breaks.
 bool go_on_after(const TrainConfig& config, int step, TrainResult& result, const std::function<double()>& eval);
 
+/// config.initial when given (its size checked against the model's), else `fresh`.
+numerics::Vec initial_params_of(const TrainConfig& config, numerics::Vec fresh);
+
 bool is_sharded(const std::string& algorithm);
 bool is_pipeline(const std::string& algorithm);
 

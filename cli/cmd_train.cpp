@@ -7,6 +7,7 @@
 #include "cli/Options.hpp"
 #include "cli/PlotOutput.hpp"
 #include "cli/OutputFile.hpp"
+#include "cli/PretrainCache.hpp"
 #include "cli/Progress.hpp"
 #include "cli/RunControl.hpp"
 #include "cli/Simulation.hpp"
@@ -102,7 +103,10 @@ int cmd_train(const std::vector<std::string>& args)
     ("topology", po::value<std::string>(), "with --gpus: also report loss against simulated time on this cluster")
     ("gpus", po::value<std::string>(), "GPUs of the simulated cluster")
     ("workload", po::value<std::string>(), "model whose step time the simulation uses (default: the algorithm's paper model, bert-large, gpt-1.3b or gpt2-xl)")
-    ("plot", po::value<std::string>(), "write loss curves (PNG + SVG) into this folder");
+    ("plot", po::value<std::string>(), "write loss curves (PNG + SVG) into this folder")
+    ("task", po::value<std::string>()->default_value("scratch"), "scratch (train from the random initialisation) or finetune (tiny-transformer: start every algorithm from a model pre-trained with fp32 Adam on Debian's GPL-2, cached on disk, and fine-tune on GPL-3, as AQ-SGD's runs fine-tune)")
+    ("pretrain-steps", po::value<std::string>()->default_value("400"), "with --task finetune: pre-training steps (batch 64, 16 workers, the run's seed)")
+    ("cache-dir", po::value<std::string>()->value_name("DIR"), "with --task finetune: where pre-trained models are kept (default $CCSIM_CACHE_DIR, else $XDG_CACHE_HOME/ccsim, else ~/.cache/ccsim)");
   add_long_run_options(desc, /*time_limit=*/true);
   po::variables_map vm;
   if (!parse_options("train", args, desc, vm))
@@ -141,6 +145,38 @@ int cmd_train(const std::vector<std::string>& args)
   const int batch   = static_cast<int>(*integer_flag(vm, "global-batch", io::range::kTrainBatch));
   const auto seed   = static_cast<std::uint64_t>(*integer_flag(vm, "seed", io::range::kSeed));
 
+  // --task finetune: one pre-trained starting point for every algorithm of the list (cli/PretrainCache.hpp).
+  const std::string task = choice_flag(vm, "task", {"scratch", "finetune"});
+  if (task == "scratch" && (!vm["pretrain-steps"].defaulted() || vm.count("cache-dir") != 0))
+    throw io::InputError(vm.count("cache-dir") != 0 ? "--cache-dir" : "--pretrain-steps", "", "goes with --task finetune");
+  Pretrained pretrained;
+  nlohmann::json task_doc = {{"name", task}};
+  if (task == "finetune") {
+    if (vm["model"].as<std::string>() != "tiny-transformer")
+      throw io::InputError("--task", "", "finetune needs --model tiny-transformer (the mlp has no text to shift)");
+    if (numerics::hyper_or(hyper, "pp", algorithms::kDefaultPipelineStages) > 4)
+      throw io::InputError("--task", "", "finetune pre-trains the 2-layer transformer, which splits into at most 4 stages: give --param pp <= 4");
+    PretrainSpec spec;
+    spec.steps = static_cast<int>(*integer_flag(vm, "pretrain-steps", io::range::kSteps));
+    spec.seed  = seed;
+    const std::string dir = vm.count("cache-dir") ? vm["cache-dir"].as<std::string>() : default_cache_dir();
+    Progress line("ccsim train", progress);
+    line.update(fmt::format("pre-training on {} ({} steps, or the cache)", spec.corpus, spec.steps), 0, 1, "models");
+    pretrained = pretrained_transformer(spec, dir);
+    line.finish();
+    if (!pretrained.note.empty())
+      std::cerr << "ccsim train: " << pretrained.note << "\n";
+    task_doc["pretrain"] = {{"algorithm", "adam"},
+                            {"corpus", spec.corpus},
+                            {"steps", spec.steps},
+                            {"global_batch", spec.global_batch},
+                            {"workers", spec.workers},
+                            {"seed", spec.seed},
+                            {"cache_key", fmt::format("{:016x}", pretrained.key)},
+                            {"cache_file", pretrained.file},
+                            {"from_cache", pretrained.from_cache}};
+  }
+
   nlohmann::json runs = nlohmann::json::array();
   std::string stopped; // how far a stopped run got ("" = not stopped)
   for (std::size_t a = 0; a < algorithm_list.size() && stopped.empty(); ++a) {
@@ -159,6 +195,7 @@ int cmd_train(const std::vector<std::string>& args)
         cfg.global_batch = 64;
     }
     cfg.seed         = seed;
+    cfg.initial      = pretrained.params; // null unless --task finetune
     cfg.hyper        = algorithms::hyper_for(algorithm, hyper);
     cfg.kernels      = &kernels;
     // Progress per step; a signal or the time limit stops the loop after the step it is in.
@@ -184,7 +221,8 @@ int cmd_train(const std::vector<std::string>& args)
     nlohmann::json run = {{"algorithm", algorithm},      {"backend", kernels.name()},
                           {"final_loss", r.final_loss},   {"loss_curve", r.loss_curve},
                           {"bytes_per_worker", r.bytes_per_worker}, {"wall_s", r.wall_s},
-                          {"steps_done", r.steps_done},  {"complete", r.steps_done == cfg.steps}};
+                          {"steps_done", r.steps_done},  {"complete", r.steps_done == cfg.steps},
+                          {"task", task_doc}};
     if (vm.count("topology") != 0 && stopped.empty()) {
       nlohmann::json times;
       try {

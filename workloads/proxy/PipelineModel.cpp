@@ -14,12 +14,13 @@ double PipelineModel::loss(const Mat& logits, const std::vector<int>& labels, Ma
 }
 
 std::unique_ptr<PipelineModel> make_pipeline_model(const std::string& name, int stages, int train_examples,
-                                                   std::uint64_t seed)
+                                                   std::uint64_t seed, const std::string& text)
 {
   if (name == "mlp")
     return std::make_unique<StagedMlp>(stages, 64, train_examples > 0 ? train_examples : 8192, seed);
   if (name == "tiny-transformer")
-    return std::make_unique<StagedTransformer>(stages, train_examples > 0 ? train_examples : 1024, seed);
+    return std::make_unique<StagedTransformer>(stages, train_examples > 0 ? train_examples : 1024, seed,
+                                               TransformerConfig{}, text);
   throw std::invalid_argument("unknown model '" + name + "' (known: mlp, tiny-transformer)");
 }
 

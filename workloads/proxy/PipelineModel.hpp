@@ -46,8 +46,9 @@ public:
 };
 
 /// "mlp" (StagedMlp, width 64) or "tiny-transformer" (StagedTransformer); `train_examples` <= 0 takes the model's
-/// default. Throws std::invalid_argument for an unknown name or an impossible split.
+/// default; `text` is the transformer's corpus (empty: GPL-3). Throws std::invalid_argument for an unknown name or an
+/// impossible split.
 std::unique_ptr<PipelineModel> make_pipeline_model(const std::string& name, int stages, int train_examples,
-                                                   std::uint64_t seed);
+                                                   std::uint64_t seed, const std::string& text = "");
 
 } // namespace ccsim::workloads

@@ -35,12 +35,12 @@ std::vector<std::string> proxy_model_names()
   return {"mlp", "tiny-transformer"};
 }
 
-std::unique_ptr<ProxyModel> make_proxy_model(const std::string& name, std::uint64_t seed)
+std::unique_ptr<ProxyModel> make_proxy_model(const std::string& name, std::uint64_t seed, const std::string& text)
 {
   if (name == "mlp")
     return std::make_unique<MlpProxy>(seed);
   if (name == "tiny-transformer")
-    return std::make_unique<TinyTransformer>(TransformerConfig{}, seed);
+    return std::make_unique<TinyTransformer>(TransformerConfig{}, seed, text);
   throw std::invalid_argument("unknown model '" + name + "' (known: mlp, tiny-transformer)");
 }
 

@@ -24,7 +24,7 @@ public:
 };
 
 /// "mlp" or "tiny-transformer"; anything else throws std::invalid_argument listing them.
-std::unique_ptr<ProxyModel> make_proxy_model(const std::string& name, std::uint64_t seed);
+std::unique_ptr<ProxyModel> make_proxy_model(const std::string& name, std::uint64_t seed, const std::string& text = "");
 std::vector<std::string> proxy_model_names();
 
 } // namespace ccsim::workloads
