@@ -96,7 +96,7 @@ Fit fit_nic(const sim::Topology& topo, const algorithms::CollectiveBench& bench,
 } // namespace
 
 /// calibrate --steps: the fit itself is cli/CalibrateSteps; this prints it.
-int calibrate_steps_command(const po::variables_map& vm, const std::string& topo_path, const std::string& format)
+static int calibrate_steps_command(const po::variables_map& vm, const std::string& topo_path, const std::string& format)
 {
   const auto jobs = static_cast<int>(*integer_flag(vm, "jobs", io::range::kJobs));
   const std::vector<std::string> constants =
