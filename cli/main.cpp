@@ -49,6 +49,9 @@ int main(int argc, char** argv)
         ccsim::io::parse_integer(threads, ccsim::io::Range{1, 1024}, "CCSIM_THREADS");
       if (const char* simd = std::getenv("CCSIM_SIMD"); simd != nullptr && !ccsim::numerics::parse_simd_level(simd))
         throw ccsim::io::InputError("CCSIM_SIMD", "", ccsim::io::echo(simd) + " is not one of: scalar, avx2, avx512");
+      if (const char* sym = std::getenv("CCSIM_SYMMETRY"); sym != nullptr && std::string(sym) != "on" &&
+                                                            std::string(sym) != "off")
+        throw ccsim::io::InputError("CCSIM_SYMMETRY", "", ccsim::io::echo(sym) + " is not one of: on, off");
       const int rc = c.run(args);
       std::cout.flush();
       if (rc == 0 && ccsim::cli::stop_signal() != 0) // a signal came after the last check (e.g. while plotting)

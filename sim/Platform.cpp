@@ -61,6 +61,32 @@ sg4::NetZone* build_node(const Topology& topo, sg4::NetZone* parent, sg4::NetZon
   zone->seal();
   return zone;
 }
+/// The fabric port (sim/SymmetricRound.hpp): a host whose route copies the far half of a route between two nodes, in
+/// FATPIPE links (each flow gets the whole rate, none is shared), so that a flow to it has the latency, the SimGrid
+/// weight (latency + weight-S / bandwidth per link) and the bandwidth bound of an inter-node flow. `fabric` is the far
+/// side's fabric link (core or leaf uplink) to copy, if any. In a zone of its own, as the fat-tree's leaf gateways are
+/// (a host placed directly in the root zone would route as its member, not as a node's peer).
+sg4::Host* build_fabric_port(const Topology& topo, sg4::NetZone* root, double uplink, const sg4::Link* fabric)
+{
+  auto* zone = sg4::create_star_zone("fabric-port");
+  zone->set_parent(root);
+  auto* gw   = zone->create_router("fabric-port-gw");
+  auto* host = zone->create_host("fabric-port", 1e9)->seal();
+  std::vector<sg4::LinkInRoute> mirror;
+  auto add_mirror = [&](const std::string& name, double rate, double latency) {
+    auto* l = root->create_link(name, rate);
+    l->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)->set_latency(latency)->seal();
+    mirror.emplace_back(l);
+  };
+  add_mirror("mirror-port", topo.intra_bytes_per_s, topo.intra_latency_s);
+  add_mirror("mirror-nic", uplink, topo.nic_latency_s);
+  if (fabric != nullptr)
+    add_mirror("mirror-fabric", fabric->get_bandwidth(), fabric->get_latency());
+  zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, mirror, true);
+  zone->seal();
+  root->add_route(zone->get_netpoint(), nullptr, gw, nullptr, {}, true);
+  return host;
+}
 } // namespace
 
 Platform build_platform(const Topology& topo, int gpus)
@@ -137,9 +163,11 @@ Platform build_platform(const Topology& topo, int gpus)
       root->add_route(lz->get_netpoint(), nullptr, lgw, nullptr, {{up, Direction::UP}}, true);
       p.fabric_links.push_back(up);
     }
+    p.fabric_port = build_fabric_port(topo, root, uplink, p.fabric_links.front());
   } else {
     for (int node = 0; node < nodes; ++node)
       attach(root, node, core);
+    p.fabric_port = build_fabric_port(topo, root, uplink, core);
   }
   root->seal();
   return p;

@@ -6,6 +6,7 @@
 //     |- nicK (split-duplex, node uplink = count x effective NIC bandwidth) [+ core link if oversubscribed]
 //     nodeK StarZone, gateway router nodeK-gw
 //        |- gpuR host --portR (split-duplex, NVLink/PCIe port)
+//     fabric-port StarZone: one host behind never-shared copies of a port, a NIC [and the core or a leaf uplink]
 
 #include "sim/Topology.hpp"
 
@@ -20,6 +21,10 @@ struct Platform {
   std::vector<simgrid::s4u::Link*> node_links; // split-duplex NIC uplink of each node
   std::vector<simgrid::s4u::Link*> gpu_ports;  // split-duplex intra-node port of each GPU
   std::vector<simgrid::s4u::Link*> fabric_links; // core / leaf uplinks (oversubscribed fabrics)
+  /// A host beside the top switch whose route copies the far half of an inter-node route (a GPU port, a NIC, and the
+  /// core or a leaf uplink, as links that are never shared), so a flow to or from it is timed like a flow between two
+  /// nodes (between two leaves on a fat-tree) (sim/SymmetricRound.hpp).
+  simgrid::s4u::Host* fabric_port = nullptr;
   int gpus_per_node = 1;
   /// Every node's intra-node ports are alike (same bandwidth and latency), so a round of intra-node flows that is
   /// the same on every node takes the same time on each. Whatever makes one node's ports differ must clear it.

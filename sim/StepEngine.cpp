@@ -3,6 +3,7 @@
 
 #include "sim/Platform.hpp"
 #include "sim/RankLayout.hpp"
+#include "sim/SymmetricRound.hpp"
 
 #include <simgrid/s4u.hpp>
 #include <xbt/log.h>
@@ -11,6 +12,8 @@
 #include <memory>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <fmt/format.h>
 #include <numeric>
 #include <optional>
@@ -68,6 +71,7 @@ struct Ctx {
   std::vector<double> rank_inverse_scale; // StepOptions::rank_inverse_scale
   double noise_factor = 1;                // StepOptions::noise_factor
   double lat_factor = 1;
+  bool reduce_symmetric = true; // symmetric_rounds_enabled()
   std::uint64_t events = 0;
   double inter_bytes = 0;
   double intra_bytes = 0;
@@ -224,6 +228,12 @@ std::optional<std::vector<Flow>> one_node_of_identical(const Ctx& c, const Round
   return one;
 }
 
+/// The host of a flow endpoint: a GPU by rank, or the fabric port (sim/SymmetricRound.hpp).
+sg4::Host* endpoint(const Ctx& c, int id)
+{
+  return id == kFabricPort ? c.platform.fabric_port : c.platform.gpus[static_cast<std::size_t>(id)];
+}
+
 /// One round of flows, all started at the same simulated instant.
 ///
 /// Why large rounds take another path: SimGrid 3.32 detaches every host-to-host comm (Comm::sendto_init), which parks
@@ -240,6 +250,16 @@ void run_round(Ctx& c, const Round& round)
       if (c.platform.node_of(f.src) != c.platform.node_of(one->front().src))
         count_flow(c, f.src, f.dst, f.bytes);
     send_and_wait(c, *one);
+    return;
+  }
+  if (const auto reduced = c.reduce_symmetric ? reduce_symmetric_round(round, c.platform, *c.topo) : std::nullopt) {
+    for (const auto& f : round.flows) // every real flow is counted (bytes, events, links); the reduced set is timed
+      count_flow(c, f.src, f.dst, f.bytes);
+    std::vector<sg4::CommPtr> comms;
+    comms.reserve(reduced->size());
+    for (const auto& f : *reduced)
+      comms.push_back(sg4::Comm::sendto_async(endpoint(c, f.src), endpoint(c, f.dst), f.bytes));
+    sg4::Comm::wait_all(comms);
     return;
   }
   // The actors' own cost is their stacks (SimGrid touches each one whole), so they pay off only where a GPU sends
@@ -582,6 +602,7 @@ void init_context(Ctx& c, const Topology& topo, const StepShape& shape, Fidelity
   c.platform   = build_platform(topo, shape.gpus);
   c.layout     = RankLayout{shape.dp, shape.tp, shape.pp, topo.gpus_per_node};
   c.lat_factor = latency_factor();
+  c.reduce_symmetric = symmetric_rounds_enabled();
 }
 } // namespace
 

@@ -1,0 +1,249 @@
+// Symmetric rounds reduced to half flows through the fabric port; the reasoning is in SymmetricRound.hpp.
+#include "sim/SymmetricRound.hpp"
+
+#include <simgrid/s4u.hpp>
+#include <xbt/config.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <tuple>
+
+namespace sg4 = simgrid::s4u;
+
+namespace ccsim::sim {
+
+namespace {
+
+/// A flow as its node sees it: local source index, local destination index, bytes.
+using Local = std::tuple<int, int, std::uint64_t>;
+
+/// SimGrid's weight of a flow from `src` to `dst` (NetworkCm02Model::communicate: route latency plus weight-S over
+/// each link's bandwidth) and its TCP-window bound (TCP-gamma / (2 x route latency)).
+struct RouteWeight {
+  double penalty = 0;
+  double window_bound = 0;
+};
+
+RouteWeight route_weight(sg4::Host* src, sg4::Host* dst)
+{
+  std::vector<sg4::Link*> route;
+  double latency = 0;
+  src->route_to(dst, route, &latency);
+  const double weight_s = simgrid::config::get_value<double>("network/weight-S");
+  RouteWeight w;
+  w.penalty = latency;
+  if (weight_s > 0)
+    for (const auto* l : route)
+      w.penalty += weight_s / l->get_bandwidth();
+  const double gamma = simgrid::config::get_value<double>("network/TCP-gamma");
+  w.window_bound     = latency > 0 && gamma > 0 ? gamma / (2 * latency) : std::numeric_limits<double>::infinity();
+  return w;
+}
+
+/// Whether a flow of weight `w_flow`, wanting at most `demand` bytes/s, can be slowed by a GPU port of `rate` that
+/// carries `flows_of_interest` such flows plus the others listed as (count x coefficient / weight) terms. Weighted
+/// max-min gives every flow of a link at least rate / (w_flow x sum(coefficient / weight)) (less only when other
+/// links hold some flows lower, which frees the port), so a demand under that bound never meets the port.
+bool port_can_limit(double rate, double w_flow, double load_terms, double demand)
+{
+  return rate / (w_flow * load_terms) < demand;
+}
+
+} // namespace
+
+bool symmetric_rounds_enabled()
+{
+  const char* env = std::getenv("CCSIM_SYMMETRY");
+  return env == nullptr || std::string(env) != "off";
+}
+
+std::optional<std::vector<Flow>> reduce_symmetric_round(const Round& round, const Platform& platform,
+                                                        const Topology& topo)
+{
+  const int g = platform.gpus_per_node;
+  const int gpus = static_cast<int>(platform.gpus.size());
+  if (platform.fabric_port == nullptr || !platform.identical_nodes || topo.per_flow_bytes_per_s || gpus % g != 0)
+    return std::nullopt;
+  for (const auto& [id, node] : topo.nodes)
+    if (node.nic_bytes_per_s)
+      return std::nullopt; // a node with its own NIC rate breaks the symmetry between nodes
+  const int m = gpus / g;
+  if (m < 2)
+    return std::nullopt;
+
+  // A cheap first test: an all-to-all between nodes has a multiple of m(m-1) inter-node flows (a ring has m).
+  std::size_t inter_count = 0;
+  for (const auto& f : round.flows)
+    inter_count += f.src / g != f.dst / g ? 1 : 0;
+  if (inter_count == 0 || inter_count % (static_cast<std::size_t>(m) * (m - 1)) != 0)
+    return std::nullopt;
+
+  // Split the round: each node's intra-node flows, and the inter-node flows keyed by their node pair.
+  std::vector<std::vector<Local>> intra(static_cast<std::size_t>(m));
+  std::vector<std::tuple<int, int, int, int, std::uint64_t>> inter; // (src node, dst node, local src, local dst, bytes)
+  for (const auto& f : round.flows) {
+    const int a = f.src / g, b = f.dst / g;
+    if (a == b)
+      intra[static_cast<std::size_t>(a)].emplace_back(f.src - a * g, f.dst - a * g, f.bytes);
+    else
+      inter.emplace_back(a, b, f.src - a * g, f.dst - b * g, f.bytes);
+  }
+  for (auto& flows : intra)
+    std::sort(flows.begin(), flows.end());
+  for (const auto& flows : intra)
+    if (flows != intra.front())
+      return std::nullopt;
+
+  // Every ordered pair of distinct nodes must carry the same flows (local source, local destination, bytes).
+  std::sort(inter.begin(), inter.end());
+  const std::size_t per_pair = inter.size() / (static_cast<std::size_t>(m) * (m - 1));
+  std::vector<Local> pattern;
+  for (std::size_t i = 0; i < per_pair; ++i) {
+    const auto& [a, b, ls, ld, bytes] = inter[i];
+    pattern.emplace_back(ls, ld, bytes);
+  }
+  for (std::size_t i = 0; i < inter.size(); ++i) {
+    const std::size_t pair = i / per_pair;
+    const int a = static_cast<int>(pair / (m - 1));
+    const int k = static_cast<int>(pair % (m - 1));
+    const int b = k < a ? k : k + 1; // pairs in sorted order: (a, 0..m-1 without a)
+    const auto& [fa, fb, ls, ld, bytes] = inter[i];
+    if (fa != a || fb != b || pattern[i % per_pair] != Local{ls, ld, bytes})
+      return std::nullopt;
+  }
+
+  // One size, and the same number of flows out of (into) every GPU that sends (receives): each half flow then stands
+  // for the same number of real flows, so the NICs share among the halves as among the real flows.
+  const std::uint64_t size = std::get<2>(pattern.front());
+  std::vector<int> out_count(static_cast<std::size_t>(g), 0), in_count(static_cast<std::size_t>(g), 0);
+  for (const auto& [ls, ld, bytes] : pattern) {
+    if (bytes != size)
+      return std::nullopt;
+    ++out_count[static_cast<std::size_t>(ls)];
+    ++in_count[static_cast<std::size_t>(ld)];
+  }
+  auto uniform = [](const std::vector<int>& counts, int* gpus_used) {
+    int per_gpu = 0;
+    *gpus_used  = 0;
+    for (const int n : counts) {
+      if (n == 0)
+        continue;
+      if (per_gpu != 0 && n != per_gpu)
+        return false;
+      per_gpu = n;
+      ++*gpus_used;
+    }
+    return true;
+  };
+  int senders = 0, receivers = 0;
+  if (!uniform(out_count, &senders) || !uniform(in_count, &receivers))
+    return std::nullopt;
+  // With cross-traffic each flow also loads its reverse route at 5 %: the halves into a node must then carry what
+  // the halves out of it carry, as the real flows do, so as many GPUs receive as send.
+  const double cross = simgrid::config::get_value<bool>("network/crosstraffic") ? 0.05 : 0.0;
+  if (cross > 0 && senders != receivers)
+    return std::nullopt;
+
+  // Which inter-node flows stay real and which become halves. A star: every other node is far (reached through the
+  // fabric port). A fat-tree: the k - 1 other nodes of a leaf are near, and their flows stay real; the m - k nodes of
+  // other leaves are far. Simulated: one node where no fabric link joins the nodes, one leaf on a fat-tree, every
+  // node under an oversubscribed core.
+  const bool tree = topo.fabric == FabricKind::FAT_TREE;
+  const int k     = tree ? topo.nodes_per_leaf : 1;
+  if (tree && (m % k != 0 || m == k || !topo.leaf_uplink_share.empty()))
+    return std::nullopt;
+  const int far       = m - k;
+  const int simulated = tree ? k : (platform.fabric_links.empty() ? 1 : m);
+  const auto E        = static_cast<double>(pattern.size()); // real flows per node pair
+  const auto& hosts   = platform.gpus;
+  const RouteWeight w_far  = route_weight(hosts[0], hosts[static_cast<std::size_t>(k * g)]);
+  const RouteWeight w_near = tree ? route_weight(hosts[0], hosts[static_cast<std::size_t>(g)]) : RouteWeight{};
+  const RouteWeight w_intra = g > 1 ? route_weight(hosts[0], hosts[1]) : RouteWeight{};
+  const double uplink = platform.node_links.front()->get_bandwidth();
+  // The most a far flow can carry (the share of the link that limits it), real and half; a near flow's NIC share.
+  const double far_limit  = tree ? platform.fabric_links.front()->get_bandwidth() / k : uplink;
+  const double real_far   = far_limit / (E * far);
+  const double half_far   = far_limit / std::min(senders, receivers);
+  const double real_near  = tree ? uplink / (E * (k - 1)) : 0;
+  // How many parallel halves carry a GPU's far flows. A star: one (every far flow meets only far flows on a NIC). A
+  // fat-tree: the far flows must be held by their leaf's uplink, not by the NIC they share with the near flows; the near
+  // flows then take what the NIC has left, in the real round and the reduced one alike. Progressive filling raises each
+  // flow to level / weight, so the uplink must fill at a lower level than the NIC: with n = the near flows' NIC terms
+  // and a = (1 + cross) / weight of a far flow, C / (k S h a) <= B / (n + S h a) for h halves per sending GPU, i.e.
+  // h >= C n / (S a (B k - C)), which only an oversubscribed uplink (C < B k) allows. (SimGrid cannot weight one flow
+  // as several, so the weight comes from their number.)
+  const double leaf_up = tree ? platform.fabric_links.front()->get_bandwidth() : 0;
+  const double a_far   = (1 + cross) / w_far.penalty;
+  const double near_nic = tree ? E * (k - 1) * (1 + cross) / w_near.penalty : 0;
+  int h = 1;
+  if (tree) {
+    if (leaf_up >= uplink * k)
+      return std::nullopt;
+    const double needed = leaf_up * near_nic / (senders * a_far * (uplink * k - leaf_up));
+    if (needed * senders > E * far)
+      return std::nullopt; // as many halves as real far flows: nothing to gain
+    h = std::max(1, static_cast<int>(std::ceil(needed * (1 + 1e-6))));
+    const double real_leaf = leaf_up / (k * E * far * a_far), real_nic = uplink / (near_nic + E * far * a_far);
+    const double half_leaf = leaf_up / (k * senders * h * a_far), half_nic = uplink / (near_nic + senders * h * a_far);
+    if (real_leaf > real_nic || half_leaf > half_nic)
+      return std::nullopt;
+  }
+  const double half_far_h = half_far / h;
+  if (w_far.window_bound < half_far_h)
+    return std::nullopt;
+
+  // No GPU port may limit an inter-node flow, in the real round or the reduced one.
+  std::vector<int> intra_out(static_cast<std::size_t>(g), 0), intra_in(static_cast<std::size_t>(g), 0);
+  for (const auto& [ls, ld, bytes] : intra.front()) {
+    ++intra_out[static_cast<std::size_t>(ls)];
+    ++intra_in[static_cast<std::size_t>(ld)];
+  }
+  const double port = topo.intra_bytes_per_s;
+  for (std::size_t j = 0; j < static_cast<std::size_t>(g); ++j) {
+    for (const bool up : {true, false}) { // a port's direction out of the GPU, then into it
+      const int fwd = up ? out_count[j] : in_count[j], rev = up ? in_count[j] : out_count[j];
+      const int fwd_intra = up ? intra_out[j] : intra_in[j], rev_intra = up ? intra_in[j] : intra_out[j];
+      if (fwd == 0)
+        continue;
+      const double intra_terms = w_intra.penalty > 0 ? (fwd_intra + cross * rev_intra) / w_intra.penalty : 0;
+      const double near_terms  = tree ? (fwd + cross * rev) * (k - 1.0) / w_near.penalty : 0;
+      const double real_terms  = intra_terms + near_terms + (fwd + cross * rev) * static_cast<double>(far) / w_far.penalty;
+      const double half_terms  = intra_terms + near_terms + h * (1 + (rev > 0 ? cross : 0.0)) / w_far.penalty;
+      for (const double terms : {real_terms, half_terms})
+        if (tree && port_can_limit(port, w_near.penalty, terms, real_near))
+          return std::nullopt;
+      if (port_can_limit(port, w_far.penalty, real_terms, real_far) ||
+          port_can_limit(port, w_far.penalty, half_terms, half_far_h))
+        return std::nullopt;
+    }
+  }
+  std::vector<Flow> reduced;
+  for (int a = 0; a < simulated; ++a) {
+    const int base = a * g;
+    for (const auto& [ls, ld, bytes] : intra.front())
+      reduced.push_back({base + ls, base + ld, bytes});
+    for (int b = 0; b < simulated; ++b) // near flows (a fat-tree's leaf): real
+      if (tree && b != a)
+        for (const auto& [ls, ld, bytes] : pattern)
+          reduced.push_back({base + ls, b * g + ld, bytes});
+    for (int j = 0; j < g; ++j) {
+      const auto local = static_cast<std::size_t>(j);
+      const std::uint64_t flows_out = static_cast<std::uint64_t>(out_count[local]) * far;
+      const std::uint64_t flows_in  = static_cast<std::uint64_t>(in_count[local]) * far;
+      for (int copy = 0; copy < h; ++copy) { // h halves of equal bytes: the first ones take the remainder
+        const auto share = [&](std::uint64_t total) { return total / h + (copy < static_cast<int>(total % h) ? 1 : 0); };
+        if (flows_out > 0)
+          reduced.push_back({base + j, kFabricPort, share(size * flows_out)});
+        if (flows_in > 0)
+          reduced.push_back({kFabricPort, base + j, share(size * flows_in)});
+      }
+    }
+  }
+  return reduced;
+}
+
+} // namespace ccsim::sim

@@ -1,0 +1,156 @@
+// Symmetric rounds timed on half flows through the fabric port (sim/SymmetricRound.hpp): the same time as every flow
+// simulated (CCSIM_SYMMETRY=off), the alpha-beta closed form of an all-to-all at 1,024 GPUs in both fidelities, and
+// the cases where the reduction would not be exact refused.
+#include "sim/Platform.hpp"
+#include "sim/SymmetricRound.hpp"
+#include "tests/sim/SimTestSupport.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <cstdlib>
+
+using ccsim::sim::Collective;
+using ccsim::sim::Fidelity;
+using ccsim::sim::GroupKind;
+using namespace ccsim::test;
+
+namespace {
+
+/// Simulated seconds of one collective, with the reduction on (the default) or off (every flow simulated).
+double timed(const ccsim::sim::Topology& topo, const ccsim::sim::StepShape& shape, Collective c, std::uint64_t bytes,
+             Fidelity fidelity, bool reduce, GroupKind kind = GroupKind::DATA_PARALLEL)
+{
+  const auto out = in_child([&] {
+    setenv("CCSIM_SYMMETRY", reduce ? "on" : "off", 1);
+    ccsim::sim::CommOp op{"test", c, kind, bytes};
+    ccsim::sim::StepPlan plan{{ccsim::sim::PhasePlan{"p", 1.0, {op}, std::nullopt}}};
+    const auto r = ccsim::sim::simulate_step(topo, no_compute(), plan, shape, fidelity, false);
+    return std::vector<double>{r.phases.at(0).step_time_s, r.wall_s};
+  });
+  REQUIRE(out.size() == 2);
+  return out[0];
+}
+
+/// How many flows reduce_symmetric_round gives for an all-to-all among all GPUs of `topo` (-1: refused).
+double reduced_flows(const ccsim::sim::Topology& topo, int gpus, Fidelity fidelity)
+{
+  const auto out = in_child([&] {
+    int argc     = 1;
+    char name[]  = "test";
+    char* argv[] = {name, nullptr};
+    simgrid::s4u::Engine engine(&argc, argv);
+    ccsim::sim::configure_network_model(topo);
+    const auto platform = ccsim::sim::build_platform(topo, gpus);
+    ccsim::sim::Group all;
+    for (int r = 0; r < gpus; ++r)
+      all.push_back(r);
+    const auto rounds = ccsim::sim::schedule_collective(Collective::ALL_TO_ALL, ccsim::sim::Algo::AUTO, {all},
+                                                        std::uint64_t{1} << 24, fidelity, topo.gpus_per_node);
+    const auto reduced = ccsim::sim::reduce_symmetric_round(rounds.at(0), platform, topo);
+    return std::vector<double>{reduced ? static_cast<double>(reduced->size()) : -1.0};
+  });
+  REQUIRE(out.size() == 1);
+  return out[0];
+}
+
+} // namespace
+
+TEST_CASE("SymmetricRound: an all-to-all takes alpha + (m-1) g S / (m B) at 1,024 GPUs, fast and exact", "[sim]")
+{
+  // 128 nodes of 8 GPUs, NICs of 100 Gb/s (12.5e9 B/s) and 5 us, ports of 2400 Gb/s and 1 us. Every GPU sends S/n to
+  // every other: a node's NIC carries (m-1) g^2 S/n = (m-1) g S/m bytes at B after alpha = 2 x 1 us + 2 x 5 us; the
+  // intra-node pieces, over the ports' 300 GB/s, end long before. Exact mode replays 1,047,552 messages in one round.
+  const int g = 8, m = 128;
+  const auto topo           = rdma_cluster(g, m, 100, 5, 2400, 1);
+  const std::uint64_t bytes = std::uint64_t{64} << 20;
+  const double expected     = 12e-6 + (m - 1.0) * g * static_cast<double>(bytes) / m / 12.5e9;
+  for (auto fidelity : {Fidelity::FAST, Fidelity::EXACT}) {
+    INFO((fidelity == Fidelity::FAST ? "fast" : "exact"));
+    CHECK(timed(topo, dp_shape(g * m, g), Collective::ALL_TO_ALL, bytes, fidelity, true) ==
+          Approx(expected).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("SymmetricRound: reduced rounds take the time of every flow simulated", "[sim]")
+{
+  const std::uint64_t bytes = std::uint64_t{48} << 20;
+  struct Case {
+    const char* name;
+    ccsim::sim::Topology topo;
+    int gpus;
+    int tp;
+  };
+  auto tcp = rdma_cluster(4, 6, 40, 20, 2400, 2);
+  tcp.network_model = ccsim::sim::NetworkModel::TCP; // LV08: weight-S, cross-traffic, the TCP window
+  auto core = rdma_cluster(4, 6, 100, 5, 2400, 1);
+  core.oversubscription = 3; // a core of 6 x 100 / 3 Gb/s joins the nodes: every node is simulated
+  core.fabric_latency_s = 2e-6;
+  auto tree = rdma_cluster(4, 12, 100, 5, 2400, 1);
+  tree.fabric           = ccsim::sim::FabricKind::FAT_TREE; // 4 leaves of 3 nodes; one leaf is simulated
+  tree.nodes_per_leaf   = 3;
+  tree.oversubscription = 2;
+  tree.fabric_latency_s = 1e-6;
+  auto tcp_tree          = tree;
+  tcp_tree.network_model = ccsim::sim::NetworkModel::TCP;
+  auto open_tree             = tree;
+  open_tree.oversubscription = 1; // non-blocking: the far flows share the NIC with the near ones, refused
+  auto window = tcp;
+  window.tcp_window_bytes = 65536; // a window that limits a flow: refused, so the same time again
+  const std::vector<Case> cases = {
+      {"rdma, 6 nodes of 4", rdma_cluster(4, 6, 100, 5, 2400, 1), 24, 1},
+      {"rdma, 2 data-parallel groups per node (tp 2)", rdma_cluster(4, 6, 100, 5, 2400, 1), 24, 2},
+      {"rdma, 2 nodes", rdma_cluster(4, 2, 100, 5, 2400, 1), 8, 1},
+      {"tcp", tcp, 24, 1},
+      {"oversubscribed core", core, 24, 1},
+      {"tcp window limits each flow", window, 24, 1},
+      {"fat-tree, 2:1", tree, 48, 1},
+      {"fat-tree, 2:1, tcp", tcp_tree, 48, 1},
+      {"fat-tree, 2:1, tp 2", tree, 48, 2},
+      {"fat-tree, non-blocking", open_tree, 48, 1},
+      {"ports slower than the NIC", rdma_cluster(4, 6, 100, 5, 56, 1), 24, 1},
+  };
+  for (const auto& k : cases)
+    for (auto fidelity : {Fidelity::FAST, Fidelity::EXACT}) {
+      INFO(k.name << ", " << (fidelity == Fidelity::FAST ? "fast" : "exact"));
+      const auto shape  = dp_shape(k.gpus, k.topo.gpus_per_node, k.tp);
+      const double full = timed(k.topo, shape, Collective::ALL_TO_ALL, bytes, fidelity, false);
+      CHECK(timed(k.topo, shape, Collective::ALL_TO_ALL, bytes, fidelity, true) == Approx(full).epsilon(1e-9));
+    }
+}
+
+TEST_CASE("SymmetricRound: half flows only where they stand for the real flows exactly", "[sim]")
+{
+  // Accepted: one node stands for all (no shared fabric link): its 12 intra-node flows plus, per sending GPU, one half
+  // flow out and one in (fast: only the node's first GPU sends, so 12 + 2; exact: all 4 GPUs, 12 + 8).
+  const auto star = rdma_cluster(4, 6, 100, 5, 2400, 1);
+  CHECK(reduced_flows(star, 24, Fidelity::FAST) == 14);
+  CHECK(reduced_flows(star, 24, Fidelity::EXACT) == 20);
+  // An oversubscribed core is shared by every node: all 6 are simulated.
+  auto core             = star;
+  core.oversubscription = 2;
+  CHECK(reduced_flows(core, 24, Fidelity::FAST) == 6 * 14);
+  // A fat-tree with 2:1 leaf uplinks: one leaf of 3 nodes is simulated, the flows between its nodes real (2 per node
+  // in fast mode) and the flows to the other 9 nodes as halves: h of them each way, enough for the leaf uplink (18.75
+  // GB/s) to hold them before the NIC does, h >= C n / (S a (B k - C)) = 18.75 x 2 / (37.5 - 18.75) = 2, taken as 3.
+  auto tree             = rdma_cluster(4, 12, 100, 5, 2400, 1);
+  tree.fabric           = ccsim::sim::FabricKind::FAT_TREE;
+  tree.nodes_per_leaf   = 3;
+  tree.oversubscription = 2;
+  CHECK(reduced_flows(tree, 48, Fidelity::FAST) == 3 * (12 + 2 + 2 * 3));
+  // Refused: ports that could limit the inter-node flows, a per-flow cap, a node with its own NIC rate, a non-blocking
+  // fat-tree (its far flows share the NICs with the near ones), a degraded leaf, a node that is not full.
+  CHECK(reduced_flows(rdma_cluster(4, 6, 100, 5, 56, 1), 24, Fidelity::EXACT) == -1);
+  auto capped                 = star;
+  capped.per_flow_bytes_per_s = 1e9;
+  CHECK(reduced_flows(capped, 24, Fidelity::FAST) == -1);
+  auto slow_nic                     = star;
+  slow_nic.nodes[2].nic_bytes_per_s = 6e9;
+  CHECK(reduced_flows(slow_nic, 24, Fidelity::FAST) == -1);
+  auto open_tree             = tree;
+  open_tree.oversubscription = 1;
+  CHECK(reduced_flows(open_tree, 48, Fidelity::FAST) == -1);
+  auto degraded                 = tree;
+  degraded.leaf_uplink_share[1] = 0.5;
+  CHECK(reduced_flows(degraded, 48, Fidelity::FAST) == -1);
+  CHECK(reduced_flows(star, 22, Fidelity::FAST) == -1);
+}
