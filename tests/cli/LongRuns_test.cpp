@@ -18,6 +18,16 @@ namespace fs = std::filesystem;
 namespace {
 // Minutes of wall time in exact fidelity (one all-to-all round of 512 x 511 messages): a run that is still going
 // whenever a test signals it or its time limit falls.
+/// These tests need simulations that run for seconds: every message of an exact 1-bit LAMB step at 512 GPUs, and six
+/// exact 128-GPU points. Symmetric rounds (sim/SymmetricRound.hpp) would time those all-to-alls in milliseconds, so
+/// each test that runs them simulates every flow (CCSIM_SYMMETRY=off, inherited by the ccsim it starts).
+struct EveryFlow {
+  EveryFlow() { setenv("CCSIM_SYMMETRY", "off", 1); }
+  ~EveryFlow() { unsetenv("CCSIM_SYMMETRY"); }
+  EveryFlow(const EveryFlow&)            = delete;
+  EveryFlow& operator=(const EveryFlow&) = delete;
+};
+
 const std::vector<std::string> LONG_SIMULATION = {"simulate",    "--topology", "a100x8-ib100", "--workload", "bert-xl",
                                                   "--algorithm", "onebit-lamb", "--gpus",      "512",        "--fidelity",
                                                   "exact"};
@@ -49,6 +59,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0)
 
 TEST_CASE("SIGTERM to ccsim simulate ends its simulation child within a second and exits 143", "[cli][longrun]")
 {
+  const EveryFlow every_flow;
   const pid_t ccsim = start_ccsim(LONG_SIMULATION, temp("term.out"), temp("term.err"));
   std::vector<pid_t> children;
   REQUIRE(wait_until([&] { return !(children = children_of(ccsim)).empty(); }, 60));
@@ -63,6 +74,7 @@ TEST_CASE("SIGTERM to ccsim simulate ends its simulation child within a second a
 
 TEST_CASE("SIGKILL to ccsim: the simulation child dies with it (PR_SET_PDEATHSIG)", "[cli][longrun]")
 {
+  const EveryFlow every_flow;
   // No handler runs on SIGKILL: only the child's parent-death signal can end it.
   const pid_t ccsim = start_ccsim(LONG_SIMULATION, temp("kill.out"), temp("kill.err"));
   std::vector<pid_t> children;
@@ -74,6 +86,7 @@ TEST_CASE("SIGKILL to ccsim: the simulation child dies with it (PR_SET_PDEATHSIG
 
 TEST_CASE("SIGINT to ccsim experiment --jobs 2 ends every simulation of its pool and exits 130", "[cli][longrun]")
 {
+  const EveryFlow every_flow;
   const auto file   = six_point_experiment();
   const pid_t ccsim = start_ccsim({"experiment", file, "--no-plot", "--jobs", "2", "--out", temp("int.dir")},
                                   temp("int.out"), temp("int.err"));
@@ -89,6 +102,7 @@ TEST_CASE("SIGINT to ccsim experiment --jobs 2 ends every simulation of its pool
 
 TEST_CASE("ccsim simulate --time-limit stops a long exact simulation within 1 s of the limit with exit 3", "[cli][longrun]")
 {
+  const EveryFlow every_flow;
   const auto t0     = std::chrono::steady_clock::now();
   const pid_t ccsim = start_ccsim(with(LONG_SIMULATION, {"--time-limit", "2", "--format", "json"}), temp("limit.out"),
                                   temp("limit.err"));
@@ -106,6 +120,7 @@ TEST_CASE("ccsim simulate --time-limit stops a long exact simulation within 1 s 
 
 TEST_CASE("ccsim simulate shows its progress on stderr and --quiet silences it", "[cli][longrun]")
 {
+  const EveryFlow every_flow;
   // Event-driven: wait for the first progress line (non-terminal stderr: plain lines, the first after 2 s).
   const pid_t ccsim = start_ccsim(with(LONG_SIMULATION, {"--format", "json"}), temp("prog.out"), temp("prog.err"));
   REQUIRE(wait_until([&] { return read_file(temp("prog.err")).find("ETA") != std::string::npos; }, 60));
@@ -128,6 +143,7 @@ TEST_CASE("ccsim simulate shows its progress on stderr and --quiet silences it",
 
 TEST_CASE("an experiment interrupted after k points and resumed serially or under mpirun gives the results of an uninterrupted run", "[cli][longrun]")
 {
+  const EveryFlow every_flow;
   const auto file = six_point_experiment();
   const auto full = run_ccsim("experiment " + file + " --no-plot --out " + temp("full.dir"));
   REQUIRE(full.exit_code == 0);
@@ -176,6 +192,7 @@ TEST_CASE("an experiment interrupted after k points and resumed serially or unde
 
 TEST_CASE("experiment --time-limit keeps the finished points and prints them and exits 3", "[cli][longrun]")
 {
+  const EveryFlow every_flow;
   const auto file = six_point_experiment();
   const auto r    = run_ccsim("experiment " + file + " --no-plot --format json --time-limit 1.5 --out " + temp("tl.dir"));
   INFO(r.err);
