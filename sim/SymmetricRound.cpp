@@ -44,13 +44,121 @@ RouteWeight route_weight(sg4::Host* src, sg4::Host* dst)
   return w;
 }
 
-/// Whether a flow of weight `w_flow`, wanting at most `demand` bytes/s, can be slowed by a GPU port of `rate` that
-/// carries `flows_of_interest` such flows plus the others listed as (count x coefficient / weight) terms. Weighted
-/// max-min gives every flow of a link at least rate / (w_flow x sum(coefficient / weight)) (less only when other
-/// links hold some flows lower, which frees the port), so a demand under that bound never meets the port.
-bool port_can_limit(double rate, double w_flow, double load_terms, double demand)
+/// One kind of inter-node flow on a GPU port: how many cross it (forward, plus 5 % of the reverse ones), each wanting at
+/// most `demand` bytes/s (the share of the link that limits it), with SimGrid weight `weight`.
+struct PortClass {
+  double count;
+  double demand;
+  double weight;
+};
+
+/// Whether a GPU port of `rate` could hold any inter-node flow below its demand. Weighted max-min raises every flow of
+/// the port to level / weight until the port is full; a flow limited elsewhere stops at its demand. Take the level at
+/// which every inter-node flow has reached its demand: if the port is not full there (the intra-node flows, limited
+/// nowhere else, at level / weight; the inter-node ones at their demands), no inter-node flow meets the port.
+bool port_can_limit(double rate, double intra_terms, const std::vector<PortClass>& classes)
 {
-  return rate / (w_flow * load_terms) < demand;
+  double level = 0;
+  for (const auto& c : classes)
+    level = std::max(level, c.demand * c.weight);
+  double load = intra_terms * level;
+  for (const auto& c : classes)
+    load += c.count * c.demand;
+  return load > rate;
+}
+
+/// A round in which every node sends one inter-node flow and receives one (a ring's step, in either fidelity), alike on
+/// every node (every leaf on a fat-tree). Each inter-node flow is then alone on its NICs and leaf uplinks but for 5 % of
+/// one reverse flow, so the half flows stand for exactly one real flow each and no weight is needed: one node (one leaf)
+/// is simulated, its flows that leave or enter it as halves. A 16,384-GPU ring step: 16,384 flows become 9 (257 on the
+/// fat-tree).
+std::optional<std::vector<Flow>> reduce_ring_round(const Round& round, const Platform& platform, const Topology& topo,
+                                                   int g, int m)
+{
+  const bool tree = topo.fabric == FabricKind::FAT_TREE;
+  const int p     = tree ? topo.nodes_per_leaf : 1; // nodes simulated: the translation period
+  if (tree ? (m % p != 0 || m == p || !topo.leaf_uplink_share.empty()) : !platform.fabric_links.empty())
+    return std::nullopt; // (a core joins every node: all would be simulated, nothing to gain)
+  struct Inter {
+    int ls, ld, peer; // local source, local destination, the other node
+    std::uint64_t bytes;
+    bool operator==(const Inter&) const = default;
+  };
+  std::vector<std::vector<Local>> intra(static_cast<std::size_t>(m));
+  std::vector<std::optional<Inter>> out(static_cast<std::size_t>(m)), in(static_cast<std::size_t>(m));
+  for (const auto& f : round.flows) {
+    const int a = f.src / g, b = f.dst / g;
+    if (a == b) {
+      intra[static_cast<std::size_t>(a)].emplace_back(f.src - a * g, f.dst - a * g, f.bytes);
+      continue;
+    }
+    auto& o = out[static_cast<std::size_t>(a)];
+    auto& i = in[static_cast<std::size_t>(b)];
+    if (o || i)
+      return std::nullopt; // a second flow out of (into) a node
+    o = Inter{f.src - a * g, f.dst - b * g, (b - a + m) % m, f.bytes};
+    i = Inter{f.src - a * g, f.dst - b * g, (b - a + m) % m, f.bytes};
+  }
+  for (auto& flows : intra)
+    std::sort(flows.begin(), flows.end());
+  const std::uint64_t size = out[0] ? out[0]->bytes : 0;
+  for (int a = 0; a < m; ++a) {
+    const auto i = static_cast<std::size_t>(a), r = static_cast<std::size_t>(a % p);
+    if (intra[i] != intra[r] || out[i] != out[r] || in[i] != in[r] || !out[i] || !in[i] || out[i]->bytes != size)
+      return std::nullopt;
+  }
+  const auto leaf_of = [&](int node) { return node / p; };
+  const auto target  = [&](int a) { return (a + out[static_cast<std::size_t>(a)]->peer) % m; };
+  const auto source  = [&](int b) { return (b - in[static_cast<std::size_t>(b)]->peer + m) % m; };
+  int far_out = 0;
+  for (int r = 0; r < p; ++r)
+    far_out += leaf_of(target(r)) != 0 ? 1 : 0;
+  if (tree && far_out > 1)
+    return std::nullopt; // a leaf uplink shared by several flows
+  // A flow that becomes halves must look alike at its two ends: the flow into its sender and the flow out of its
+  // receiver are of one kind (near or far, one weight), since with cross-traffic each NIC also carries 5 % of the other.
+  // (Flows inside the simulated leaf stay real and need no such check.)
+  const auto far_flow = [&](int a, int b) { return leaf_of(a) != leaf_of(b); };
+  for (int r = 0; r < p; ++r) {
+    const int t = target(r);
+    if (t >= p && far_flow(source(r), r) != far_flow(t, target(t)))
+      return std::nullopt;
+  }
+  // No GPU port may limit an inter-node flow (it wants at most the NIC's rate).
+  const double cross  = simgrid::config::get_value<bool>("network/crosstraffic") ? 0.05 : 0.0;
+  const auto& hosts   = platform.gpus;
+  const double w_inter = std::max(route_weight(hosts[0], hosts[static_cast<std::size_t>(g)]).penalty,
+                                  route_weight(hosts[0], hosts[static_cast<std::size_t>(p * g)]).penalty);
+  const double w_intra = g > 1 ? route_weight(hosts[0], hosts[1]).penalty : 0;
+  const double uplink  = platform.node_links.front()->get_bandwidth();
+  for (int r = 0; r < p; ++r) {
+    const auto& o = *out[static_cast<std::size_t>(r)];
+    const auto& i = *in[static_cast<std::size_t>(r)];
+    for (int j = 0; j < g; ++j)
+      for (const bool up : {true, false}) {
+        const double fwd = (up ? o.ls : i.ld) == j ? 1 : 0, rev = (up ? i.ld : o.ls) == j ? 1 : 0;
+        if (fwd == 0)
+          continue;
+        double intra_terms = 0;
+        for (const auto& [ls, ld, bytes] : intra[static_cast<std::size_t>(r)])
+          intra_terms += ((up ? ls : ld) == j ? 1 : 0) + cross * ((up ? ld : ls) == j ? 1 : 0);
+        intra_terms = w_intra > 0 ? intra_terms / w_intra : 0;
+        if (port_can_limit(topo.intra_bytes_per_s, intra_terms, {{fwd + cross * rev, uplink, w_inter}}))
+          return std::nullopt;
+      }
+  }
+  std::vector<Flow> reduced;
+  for (int r = 0; r < p; ++r) {
+    const int base = r * g;
+    for (const auto& [ls, ld, bytes] : intra[static_cast<std::size_t>(r)])
+      reduced.push_back({base + ls, base + ld, bytes});
+    const auto& o = *out[static_cast<std::size_t>(r)];
+    const int t   = target(r);
+    reduced.push_back({base + o.ls, t < p ? t * g + o.ld : kFabricPort, size});
+    if (const auto& i = *in[static_cast<std::size_t>(r)]; source(r) >= p)
+      reduced.push_back({kFabricPort, base + i.ld, size});
+  }
+  return reduced;
 }
 
 } // namespace
@@ -79,6 +187,8 @@ std::optional<std::vector<Flow>> reduce_symmetric_round(const Round& round, cons
   std::size_t inter_count = 0;
   for (const auto& f : round.flows)
     inter_count += f.src / g != f.dst / g ? 1 : 0;
+  if (inter_count == static_cast<std::size_t>(m) && m > 2)
+    return reduce_ring_round(round, platform, topo, g, m);
   if (inter_count == 0 || inter_count % (static_cast<std::size_t>(m) * (m - 1)) != 0)
     return std::nullopt;
 
@@ -210,14 +320,14 @@ std::optional<std::vector<Flow>> reduce_symmetric_round(const Round& round, cons
       if (fwd == 0)
         continue;
       const double intra_terms = w_intra.penalty > 0 ? (fwd_intra + cross * rev_intra) / w_intra.penalty : 0;
-      const double near_terms  = tree ? (fwd + cross * rev) * (k - 1.0) / w_near.penalty : 0;
-      const double real_terms  = intra_terms + near_terms + (fwd + cross * rev) * static_cast<double>(far) / w_far.penalty;
-      const double half_terms  = intra_terms + near_terms + h * (1 + (rev > 0 ? cross : 0.0)) / w_far.penalty;
-      for (const double terms : {real_terms, half_terms})
-        if (tree && port_can_limit(port, w_near.penalty, terms, real_near))
-          return std::nullopt;
-      if (port_can_limit(port, w_far.penalty, real_terms, real_far) ||
-          port_can_limit(port, w_far.penalty, half_terms, half_far_h))
+      const double each        = fwd + cross * rev; // real flows per far (near) node
+      std::vector<PortClass> real{{each * far, real_far, w_far.penalty}};
+      std::vector<PortClass> half{{h * (1 + (rev > 0 ? cross : 0.0)), half_far_h, w_far.penalty}};
+      if (tree) {
+        real.push_back({each * (k - 1), real_near, w_near.penalty});
+        half.push_back({each * (k - 1), real_near, w_near.penalty});
+      }
+      if (port_can_limit(port, intra_terms, real) || port_can_limit(port, intra_terms, half))
         return std::nullopt;
     }
   }

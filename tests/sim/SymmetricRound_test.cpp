@@ -18,11 +18,12 @@ namespace {
 
 /// Simulated seconds of one collective, with the reduction on (the default) or off (every flow simulated).
 double timed(const ccsim::sim::Topology& topo, const ccsim::sim::StepShape& shape, Collective c, std::uint64_t bytes,
-             Fidelity fidelity, bool reduce, GroupKind kind = GroupKind::DATA_PARALLEL)
+             Fidelity fidelity, bool reduce, ccsim::sim::Algo algo = ccsim::sim::Algo::AUTO)
 {
   const auto out = in_child([&] {
     setenv("CCSIM_SYMMETRY", reduce ? "on" : "off", 1);
-    ccsim::sim::CommOp op{"test", c, kind, bytes};
+    ccsim::sim::CommOp op{"test", c, GroupKind::DATA_PARALLEL, bytes};
+    op.algo = algo;
     ccsim::sim::StepPlan plan{{ccsim::sim::PhasePlan{"p", 1.0, {op}, std::nullopt}}};
     const auto r = ccsim::sim::simulate_step(topo, no_compute(), plan, shape, fidelity, false);
     return std::vector<double>{r.phases.at(0).step_time_s, r.wall_s};
@@ -31,8 +32,9 @@ double timed(const ccsim::sim::Topology& topo, const ccsim::sim::StepShape& shap
   return out[0];
 }
 
-/// How many flows reduce_symmetric_round gives for an all-to-all among all GPUs of `topo` (-1: refused).
-double reduced_flows(const ccsim::sim::Topology& topo, int gpus, Fidelity fidelity)
+/// How many flows reduce_symmetric_round gives for the first round of an all-to-all (or `c`) among all GPUs of `topo`
+/// (-1: refused).
+double reduced_flows(const ccsim::sim::Topology& topo, int gpus, Fidelity fidelity, Collective c = Collective::ALL_TO_ALL)
 {
   const auto out = in_child([&] {
     int argc     = 1;
@@ -44,7 +46,7 @@ double reduced_flows(const ccsim::sim::Topology& topo, int gpus, Fidelity fideli
     ccsim::sim::Group all;
     for (int r = 0; r < gpus; ++r)
       all.push_back(r);
-    const auto rounds = ccsim::sim::schedule_collective(Collective::ALL_TO_ALL, ccsim::sim::Algo::AUTO, {all},
+    const auto rounds = ccsim::sim::schedule_collective(c, ccsim::sim::Algo::RING, {all},
                                                         std::uint64_t{1} << 24, fidelity, topo.gpus_per_node);
     const auto reduced = ccsim::sim::reduce_symmetric_round(rounds.at(0), platform, topo);
     return std::vector<double>{reduced ? static_cast<double>(reduced->size()) : -1.0};
@@ -71,7 +73,7 @@ TEST_CASE("SymmetricRound: an all-to-all takes alpha + (m-1) g S / (m B) at 1,02
   }
 }
 
-TEST_CASE("SymmetricRound: reduced rounds take the time of every flow simulated", "[sim]")
+TEST_CASE("SymmetricRound: reduced all-to-alls and rings take the time of every flow simulated", "[sim]")
 {
   const std::uint64_t bytes = std::uint64_t{48} << 20;
   struct Case {
@@ -109,13 +111,22 @@ TEST_CASE("SymmetricRound: reduced rounds take the time of every flow simulated"
       {"fat-tree, non-blocking", open_tree, 48, 1},
       {"ports slower than the NIC", rdma_cluster(4, 6, 100, 5, 56, 1), 24, 1},
   };
+  // A flat ring (all-gather, ring all-reduce): every node sends one flow to the next and receives one, alike on every
+  // node, so one node (one leaf) is simulated with halves for the flows that leave or enter it.
+  const std::vector<std::pair<Collective, ccsim::sim::Algo>> collectives = {
+      {Collective::ALL_TO_ALL, ccsim::sim::Algo::AUTO},
+      {Collective::ALL_GATHER, ccsim::sim::Algo::RING},
+      {Collective::ALL_REDUCE, ccsim::sim::Algo::RING},
+      {Collective::ALL_REDUCE, ccsim::sim::Algo::HIERARCHICAL}};
   for (const auto& k : cases)
-    for (auto fidelity : {Fidelity::FAST, Fidelity::EXACT}) {
-      INFO(k.name << ", " << (fidelity == Fidelity::FAST ? "fast" : "exact"));
-      const auto shape  = dp_shape(k.gpus, k.topo.gpus_per_node, k.tp);
-      const double full = timed(k.topo, shape, Collective::ALL_TO_ALL, bytes, fidelity, false);
-      CHECK(timed(k.topo, shape, Collective::ALL_TO_ALL, bytes, fidelity, true) == Approx(full).epsilon(1e-9));
-    }
+    for (auto fidelity : {Fidelity::FAST, Fidelity::EXACT})
+      for (const auto& [c, algo] : collectives) {
+        INFO(k.name << ", " << (fidelity == Fidelity::FAST ? "fast" : "exact") << ", collective " << static_cast<int>(c)
+                    << ", algo " << static_cast<int>(algo));
+        const auto shape  = dp_shape(k.gpus, k.topo.gpus_per_node, k.tp);
+        const double full = timed(k.topo, shape, c, bytes, fidelity, false, algo);
+        CHECK(timed(k.topo, shape, c, bytes, fidelity, true, algo) == Approx(full).epsilon(1e-9));
+      }
 }
 
 TEST_CASE("SymmetricRound: half flows only where they stand for the real flows exactly", "[sim]")
@@ -137,6 +148,12 @@ TEST_CASE("SymmetricRound: half flows only where they stand for the real flows e
   tree.nodes_per_leaf   = 3;
   tree.oversubscription = 2;
   CHECK(reduced_flows(tree, 48, Fidelity::FAST) == 3 * (12 + 2 + 2 * 3));
+  // A ring step: node 0's 3 intra-node flows, its flow to node 1 as a half out and node 5's to it as a half in; on
+  // the fat-tree, leaf 0: 3 x 3 intra-node flows, 2 flows inside the leaf, one half out of it and one into it.
+  for (auto fidelity : {Fidelity::FAST, Fidelity::EXACT}) {
+    CHECK(reduced_flows(star, 24, fidelity, Collective::ALL_GATHER) == 3 + 2);
+    CHECK(reduced_flows(tree, 48, fidelity, Collective::ALL_GATHER) == 9 + 2 + 2);
+  }
   // Refused: ports that could limit the inter-node flows, a per-flow cap, a node with its own NIC rate, a non-blocking
   // fat-tree (its far flows share the NICs with the near ones), a degraded leaf, a node that is not full.
   CHECK(reduced_flows(rdma_cluster(4, 6, 100, 5, 56, 1), 24, Fidelity::EXACT) == -1);
