@@ -36,8 +36,7 @@ TEST_CASE("ccsim collective: a W1 ring all-reduce takes 2(N-1)(S/N/B + alpha) in
   for (const int n : {8, 64, 1024}) {
     const double expected = 2.0 * (n - 1) * (S / n / B + ALPHA);
     for (const char* fidelity : {"fast", "exact"}) {
-      if (n == 1024 && std::string(fidelity) == "exact")
-        continue; // 2 million messages: seconds of wall time, and fast == exact is held at 64 already
+      // 1,024 exact: 2,095,104 messages, each ring step timed on one node's flow (sim/SymmetricRound.hpp)
       INFO(n << " GPUs, " << fidelity);
       const auto d = collective("--gpus " + std::to_string(n) + " -b 100M -e 100M --fidelity " + fidelity);
       CHECK(std::fabs(seconds_of(d) - expected) / expected < 1e-6);
@@ -108,7 +107,7 @@ TEST_CASE("ccsim collective: bad sizes, ops and rank counts are one-line errors"
   }
 }
 
-TEST_CASE("ccsim collective: CCSIM_SYMMETRY=off simulates every message of an all-to-all and gives the same time; "
+TEST_CASE("ccsim collective: CCSIM_SYMMETRY=off simulates every message of an all-to-all and gives the same time, "
           "a bad value is one line",
           "[cli]")
 {
