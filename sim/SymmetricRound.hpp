@@ -1,24 +1,29 @@
 #pragma once
-// A round whose inter-node flows join every ordered pair of nodes alike (an all-to-all, in either fidelity) is timed
-// on an equivalent, much smaller set of flows: each GPU's flows to the other nodes become one flow to the fabric, and
-// its flows from them one flow from it (two "half" flows), and where no fabric link is shared by the nodes, one node
-// stands for all.
+// A round whose flows are alike on every node (every leaf of a fat-tree) is timed on an equivalent, much smaller set of
+// flows: one node (one leaf; every node where an oversubscribed core joins them) is simulated, its flows between its
+// own nodes as they are, and its flows to the other nodes (from them) as "half" flows to (from) the fabric port. Two
+// kinds of round qualify, in either fidelity: an all-to-all, whose inter-node flows join every ordered pair of nodes
+// alike, and a ring step, where every node sends one inter-node flow and receives one.
 //
 // Why this gives the same time. In SimGrid's fluid models (CM02, LV08) a flow's rate is set by weighted max-min over
-// the links of its route, its weight being its route's latency (+ weight-S / bandwidth of each link). A symmetric
-// round's inter-node flows all have one route shape, so one weight and one rate, and they are limited only by the
-// links every inter-node flow crosses in the same numbers (the NICs, the core). The fabric port's route copies the
-// missing half of a real route (same latencies, same bandwidths, as links that are never shared), so a half flow has
-// the weight, latency, TCP-window bound and bandwidth bound of the flows it stands for, and every shared link carries
-// the same bytes from the same number of half flows per GPU. Half flows are taken only where that holds:
-//   - a symmetric cluster (star fabric, identical nodes, no per-flow cap) and every node in the round alike;
-//   - every half flow stands for the same number of real flows of one size (SimGrid cannot weight a flow by the number
-//     of flows it carries, so halves of different multiplicity would share a NIC unfairly): true of an all-to-all;
-//   - no GPU port or TCP window can limit an inter-node flow, in the real round or the reduced one (checked with the
-//     weights above), so only the NICs and the core do.
-// A fat-tree's intra-leaf and inter-leaf flows would need halves of different multiplicity on one NIC, so fat-trees
-// are simulated flow by flow. tests/sim/SymmetricRound_test.cpp holds reduced == full on stars of both network models,
-// both fidelities, tp > 1 and an oversubscribed core, and checks that the cases above are refused.
+// the links of its route, its weight being its route's latency (+ weight-S / bandwidth of each link). The fabric port's
+// route copies the far half of a real route (same latencies, same bandwidths, as links that are never shared), so a
+// half flow has the weight, latency, TCP-window bound and bandwidth bound of the flows it stands for. By symmetry every
+// real far flow of a round has one rate, set only by links that all of them cross alike (NICs, the core, leaf
+// uplinks), and those links carry the same bytes in the reduced round. The reduction is taken only where that holds:
+//   - a symmetric cluster (identical nodes, no per-flow cap, full nodes, full and undegraded leaves);
+//   - no GPU port and no TCP window can limit an inter-node flow, in the real round or the reduced one (checked with
+//     the weights above and each flow's demand);
+//   - a ring step's halves stand for one real flow each, alone on its NICs and leaf uplinks, and both ends of it look
+//     alike (the flow into its sender and out of its receiver are of one kind), since with cross-traffic a NIC also
+//     carries 5 % of the reverse flow;
+//   - an all-to-all's halves stand for several real flows each, and SimGrid cannot weight one flow as several: every
+//     half then stands for the same number of real flows of one size, and on a fat-tree the far flows must be held by
+//     the oversubscribed leaf uplink rather than by the NIC they share with the near (same-leaf) flows, which stay real
+//     and take what the NIC leaves them; each GPU then sends h parallel halves, enough to weigh at the NIC what they
+//     stand for (h >= C n / (S a (B k - C)), SymmetricRound.cpp). A non-blocking fat-tree is simulated flow by flow.
+// tests/sim/SymmetricRound_test.cpp holds reduced == full on stars and fat-trees, rdma and tcp, both fidelities, tp 2,
+// an oversubscribed core, all-to-all, ring and hierarchical collectives, and checks that the cases above are refused.
 
 #include "sim/Collectives.hpp"
 #include "sim/Platform.hpp"
