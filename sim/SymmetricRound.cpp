@@ -67,11 +67,12 @@ bool port_can_limit(double rate, double intra_terms, const std::vector<PortClass
   return load > rate;
 }
 
-/// A round in which every node sends one inter-node flow and receives one (a ring's step, in either fidelity), alike on
-/// every node (every leaf on a fat-tree). Each inter-node flow is then alone on its NICs and leaf uplinks but for 5 % of
-/// one reverse flow, so the half flows stand for exactly one real flow each and no weight is needed: one node (one leaf)
-/// is simulated, its flows that leave or enter it as halves. A 16,384-GPU ring step: 16,384 flows become 9 (257 on the
-/// fat-tree).
+/// A round in which every node sends its inter-node flows to one other node, at most one from each GPU and at most one
+/// into each GPU (a ring step, or a hierarchical all-reduce's rings of same-position GPUs), alike on every node (every
+/// leaf on a fat-tree). The flows between two nodes then share their NICs and leaf uplink only with each other but for
+/// 5 % of the reverse ones, so the half flows stand for exactly one real flow each and no weight is needed: one node
+/// (one leaf) is simulated, its flows that leave or enter it as halves. A 16,384-GPU ring step: 16,384 flows become 9
+/// (257 on the fat-tree).
 std::optional<std::vector<Flow>> reduce_ring_round(const Round& round, const Platform& platform, const Topology& topo,
                                                    int g, int m)
 {
@@ -80,43 +81,52 @@ std::optional<std::vector<Flow>> reduce_ring_round(const Round& round, const Pla
   if (tree ? (m % p != 0 || m == p || !topo.leaf_uplink_share.empty()) : !platform.fabric_links.empty())
     return std::nullopt; // (a core joins every node: all would be simulated, nothing to gain)
   struct Inter {
-    int ls, ld, peer; // local source, local destination, the other node
+    int ls, ld, peer; // local source, local destination, the other node (as an offset)
     std::uint64_t bytes;
-    bool operator==(const Inter&) const = default;
+    auto operator<=>(const Inter&) const = default;
   };
   std::vector<std::vector<Local>> intra(static_cast<std::size_t>(m));
-  std::vector<std::optional<Inter>> out(static_cast<std::size_t>(m)), in(static_cast<std::size_t>(m));
+  std::vector<std::vector<Inter>> out(static_cast<std::size_t>(m)), in(static_cast<std::size_t>(m));
+  std::vector<char> sends(static_cast<std::size_t>(m) * g, 0), receives(static_cast<std::size_t>(m) * g, 0);
   for (const auto& f : round.flows) {
     const int a = f.src / g, b = f.dst / g;
     if (a == b) {
       intra[static_cast<std::size_t>(a)].emplace_back(f.src - a * g, f.dst - a * g, f.bytes);
       continue;
     }
-    auto& o = out[static_cast<std::size_t>(a)];
-    auto& i = in[static_cast<std::size_t>(b)];
-    if (o || i)
-      return std::nullopt; // a second flow out of (into) a node
-    o = Inter{f.src - a * g, f.dst - b * g, (b - a + m) % m, f.bytes};
-    i = Inter{f.src - a * g, f.dst - b * g, (b - a + m) % m, f.bytes};
+    if (sends[static_cast<std::size_t>(f.src)]++ || receives[static_cast<std::size_t>(f.dst)]++)
+      return std::nullopt; // a second inter-node flow out of (into) one GPU
+    const Inter flow{f.src - a * g, f.dst - b * g, (b - a + m) % m, f.bytes};
+    out[static_cast<std::size_t>(a)].push_back(flow);
+    in[static_cast<std::size_t>(b)].push_back(flow);
   }
   for (auto& flows : intra)
     std::sort(flows.begin(), flows.end());
-  const std::uint64_t size = out[0] ? out[0]->bytes : 0;
+  for (auto* side : {&out, &in})
+    for (auto& flows : *side)
+      std::sort(flows.begin(), flows.end());
+  if (out[0].empty())
+    return std::nullopt;
+  const std::uint64_t size = out[0].front().bytes;
   for (int a = 0; a < m; ++a) {
     const auto i = static_cast<std::size_t>(a), r = static_cast<std::size_t>(a % p);
-    if (intra[i] != intra[r] || out[i] != out[r] || in[i] != in[r] || !out[i] || !in[i] || out[i]->bytes != size)
+    if (intra[i] != intra[r] || out[i] != out[r] || in[i] != in[r] || out[i].empty() || in[i].empty())
       return std::nullopt;
+    for (const auto* side : {&out[i], &in[i]})
+      for (const auto& f : *side)
+        if (f.bytes != size || f.peer != side->front().peer)
+          return std::nullopt; // one size, and one peer node per side
   }
   const auto leaf_of = [&](int node) { return node / p; };
-  const auto target  = [&](int a) { return (a + out[static_cast<std::size_t>(a)]->peer) % m; };
-  const auto source  = [&](int b) { return (b - in[static_cast<std::size_t>(b)]->peer + m) % m; };
+  const auto target  = [&](int a) { return (a + out[static_cast<std::size_t>(a)].front().peer) % m; };
+  const auto source  = [&](int b) { return (b - in[static_cast<std::size_t>(b)].front().peer + m) % m; };
   int far_out = 0;
   for (int r = 0; r < p; ++r)
     far_out += leaf_of(target(r)) != 0 ? 1 : 0;
   if (tree && far_out > 1)
-    return std::nullopt; // a leaf uplink shared by several flows
-  // A flow that becomes halves must look alike at its two ends: the flow into its sender and the flow out of its
-  // receiver are of one kind (near or far, one weight), since with cross-traffic each NIC also carries 5 % of the other.
+    return std::nullopt; // a leaf uplink shared by the flows of several nodes
+  // A flow that becomes halves must look alike at its two ends: the flows into its sender and the flows out of its
+  // receiver are of one kind (near or far, one weight), since with cross-traffic each NIC also carries 5 % of those.
   // (Flows inside the simulated leaf stay real and need no such check.)
   const auto far_flow = [&](int a, int b) { return leaf_of(a) != leaf_of(b); };
   for (int r = 0; r < p; ++r) {
@@ -124,7 +134,7 @@ std::optional<std::vector<Flow>> reduce_ring_round(const Round& round, const Pla
     if (t >= p && far_flow(source(r), r) != far_flow(t, target(t)))
       return std::nullopt;
   }
-  // No GPU port may limit an inter-node flow (it wants at most the NIC's rate).
+  // No GPU port may limit an inter-node flow (it wants at most the NIC's rate shared by the node's flows).
   const double cross  = simgrid::config::get_value<bool>("network/crosstraffic") ? 0.05 : 0.0;
   const auto& hosts   = platform.gpus;
   const double w_inter = std::max(route_weight(hosts[0], hosts[static_cast<std::size_t>(g)]).penalty,
@@ -132,18 +142,22 @@ std::optional<std::vector<Flow>> reduce_ring_round(const Round& round, const Pla
   const double w_intra = g > 1 ? route_weight(hosts[0], hosts[1]).penalty : 0;
   const double uplink  = platform.node_links.front()->get_bandwidth();
   for (int r = 0; r < p; ++r) {
-    const auto& o = *out[static_cast<std::size_t>(r)];
-    const auto& i = *in[static_cast<std::size_t>(r)];
+    const auto& o = out[static_cast<std::size_t>(r)];
+    const auto& i = in[static_cast<std::size_t>(r)];
+    const double demand = uplink / static_cast<double>(std::min(o.size(), i.size()));
     for (int j = 0; j < g; ++j)
       for (const bool up : {true, false}) {
-        const double fwd = (up ? o.ls : i.ld) == j ? 1 : 0, rev = (up ? i.ld : o.ls) == j ? 1 : 0;
+        const auto has = [j](const std::vector<Inter>& v, bool src) {
+          return std::any_of(v.begin(), v.end(), [&](const Inter& f) { return (src ? f.ls : f.ld) == j; }) ? 1.0 : 0.0;
+        };
+        const double fwd = up ? has(o, true) : has(i, false), rev = up ? has(i, false) : has(o, true);
         if (fwd == 0)
           continue;
         double intra_terms = 0;
         for (const auto& [ls, ld, bytes] : intra[static_cast<std::size_t>(r)])
           intra_terms += ((up ? ls : ld) == j ? 1 : 0) + cross * ((up ? ld : ls) == j ? 1 : 0);
         intra_terms = w_intra > 0 ? intra_terms / w_intra : 0;
-        if (port_can_limit(topo.intra_bytes_per_s, intra_terms, {{fwd + cross * rev, uplink, w_inter}}))
+        if (port_can_limit(topo.intra_bytes_per_s, intra_terms, {{fwd + cross * rev, demand, w_inter}}))
           return std::nullopt;
       }
   }
@@ -152,11 +166,12 @@ std::optional<std::vector<Flow>> reduce_ring_round(const Round& round, const Pla
     const int base = r * g;
     for (const auto& [ls, ld, bytes] : intra[static_cast<std::size_t>(r)])
       reduced.push_back({base + ls, base + ld, bytes});
-    const auto& o = *out[static_cast<std::size_t>(r)];
-    const int t   = target(r);
-    reduced.push_back({base + o.ls, t < p ? t * g + o.ld : kFabricPort, size});
-    if (const auto& i = *in[static_cast<std::size_t>(r)]; source(r) >= p)
-      reduced.push_back({kFabricPort, base + i.ld, size});
+    const int t = target(r);
+    for (const auto& f : out[static_cast<std::size_t>(r)])
+      reduced.push_back({base + f.ls, t < p ? t * g + f.ld : kFabricPort, size});
+    if (source(r) >= p)
+      for (const auto& f : in[static_cast<std::size_t>(r)])
+        reduced.push_back({kFabricPort, base + f.ld, size});
   }
   return reduced;
 }
@@ -187,8 +202,9 @@ std::optional<std::vector<Flow>> reduce_symmetric_round(const Round& round, cons
   std::size_t inter_count = 0;
   for (const auto& f : round.flows)
     inter_count += f.src / g != f.dst / g ? 1 : 0;
-  if (inter_count == static_cast<std::size_t>(m) && m > 2)
-    return reduce_ring_round(round, platform, topo, g, m);
+  if (inter_count % static_cast<std::size_t>(m) == 0 && inter_count / static_cast<std::size_t>(m) <= static_cast<std::size_t>(g))
+    if (auto ring = reduce_ring_round(round, platform, topo, g, m))
+      return ring;
   if (inter_count == 0 || inter_count % (static_cast<std::size_t>(m) * (m - 1)) != 0)
     return std::nullopt;
 

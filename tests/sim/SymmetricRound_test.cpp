@@ -7,6 +7,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 
 using ccsim::sim::Collective;
@@ -32,9 +33,10 @@ double timed(const ccsim::sim::Topology& topo, const ccsim::sim::StepShape& shap
   return out[0];
 }
 
-/// How many flows reduce_symmetric_round gives for the first round of an all-to-all (or `c`) among all GPUs of `topo`
-/// (-1: refused).
-double reduced_flows(const ccsim::sim::Topology& topo, int gpus, Fidelity fidelity, Collective c = Collective::ALL_TO_ALL)
+/// How many flows reduce_symmetric_round gives for the first round with inter-node flows of an all-to-all (or `c` with
+/// `algo`) among all GPUs of `topo` (-1: refused).
+double reduced_flows(const ccsim::sim::Topology& topo, int gpus, Fidelity fidelity, Collective c = Collective::ALL_TO_ALL,
+                     ccsim::sim::Algo algo = ccsim::sim::Algo::RING)
 {
   const auto out = in_child([&] {
     int argc     = 1;
@@ -46,9 +48,15 @@ double reduced_flows(const ccsim::sim::Topology& topo, int gpus, Fidelity fideli
     ccsim::sim::Group all;
     for (int r = 0; r < gpus; ++r)
       all.push_back(r);
-    const auto rounds = ccsim::sim::schedule_collective(c, ccsim::sim::Algo::RING, {all},
-                                                        std::uint64_t{1} << 24, fidelity, topo.gpus_per_node);
-    const auto reduced = ccsim::sim::reduce_symmetric_round(rounds.at(0), platform, topo);
+    const auto rounds = ccsim::sim::schedule_collective(c, algo, {all}, std::uint64_t{1} << 24, fidelity,
+                                                        topo.gpus_per_node);
+    const auto first_inter = std::find_if(rounds.begin(), rounds.end(), [&](const ccsim::sim::Round& r) {
+      return std::any_of(r.flows.begin(), r.flows.end(), [&](const ccsim::sim::Flow& f) {
+        return f.src / topo.gpus_per_node != f.dst / topo.gpus_per_node;
+      });
+    });
+    REQUIRE(first_inter != rounds.end());
+    const auto reduced = ccsim::sim::reduce_symmetric_round(*first_inter, platform, topo);
     return std::vector<double>{reduced ? static_cast<double>(reduced->size()) : -1.0};
   });
   REQUIRE(out.size() == 1);
@@ -150,9 +158,13 @@ TEST_CASE("SymmetricRound: half flows only where they stand for the real flows e
   CHECK(reduced_flows(tree, 48, Fidelity::FAST) == 3 * (12 + 2 + 2 * 3));
   // A ring step: node 0's 3 intra-node flows, its flow to node 1 as a half out and node 5's to it as a half in; on
   // the fat-tree, leaf 0: 3 x 3 intra-node flows, 2 flows inside the leaf, one half out of it and one into it.
+  // A hierarchical all-reduce's inter-node step: the 4 rings of same-position GPUs send 4 flows from each node to the
+  // next, one per GPU: node 0's 4 halves out and 4 in; on the fat-tree 2 x 4 flows inside leaf 0, 4 halves out, 4 in.
   for (auto fidelity : {Fidelity::FAST, Fidelity::EXACT}) {
     CHECK(reduced_flows(star, 24, fidelity, Collective::ALL_GATHER) == 3 + 2);
     CHECK(reduced_flows(tree, 48, fidelity, Collective::ALL_GATHER) == 9 + 2 + 2);
+    CHECK(reduced_flows(star, 24, fidelity, Collective::ALL_REDUCE, ccsim::sim::Algo::HIERARCHICAL) == 4 + 4);
+    CHECK(reduced_flows(tree, 48, fidelity, Collective::ALL_REDUCE, ccsim::sim::Algo::HIERARCHICAL) == 8 + 4 + 4);
   }
   // Refused: ports that could limit the inter-node flows, a per-flow cap, a node with its own NIC rate, a non-blocking
   // fat-tree (its far flows share the NICs with the near ones), a degraded leaf, a node that is not full.
