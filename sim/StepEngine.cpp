@@ -12,8 +12,6 @@
 #include <memory>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 #include <fmt/format.h>
 #include <numeric>
 #include <optional>
