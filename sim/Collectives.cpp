@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <vector>
 
 namespace ccsim::sim {
@@ -115,43 +116,78 @@ void schedule_all_to_all(std::vector<Round>& out, const Group& g, std::uint64_t 
 }
 } // namespace
 
-void merge_node_pairs(std::vector<Round>& rounds, int gpus_per_node)
-{
-  for (auto& round : rounds) {
-    int nodes = 0;
-    for (const auto& f : round.flows)
-      nodes = std::max({nodes, f.src / gpus_per_node + 1, f.dst / gpus_per_node + 1});
-    // (src node, dst node) -> position in merged: a flat table where it fits in 64 MiB (a 2,048-node all-to-all's 4.2
-    // million pairs; a std::map of them took 13 % of a 16,384-GPU step), a map beyond. Same merged flows, same order.
-    constexpr std::size_t FLAT_LIMIT = std::size_t{1} << 24;
-    const auto pairs = static_cast<std::size_t>(nodes) * static_cast<std::size_t>(nodes);
-    std::vector<std::uint32_t> flat(pairs <= FLAT_LIMIT ? pairs : 0, UINT32_MAX);
-    std::map<std::pair<int, int>, std::size_t> index;
-    std::vector<Flow> merged;
-    merged.reserve(round.flows.size());
-    for (const auto& f : round.flows) {
-      const int a = f.src / gpus_per_node, b = f.dst / gpus_per_node;
+namespace {
+/// merge_node_pairs, fed a round's flows in pieces: the flows already merged stay first, in order, and each call folds
+/// the flows appended since the last one into them, in place. The result is the batch merge's: the same flows, in the
+/// same order (first appearance), with the same integer byte sums. Why pieces: a 16,384-GPU SDP4Bit step schedules one
+/// all-to-all per GPU position, 8 x 4.2 million node-pair flows before merging (540 MB and most of its run time);
+/// folding each group's flows in as it is scheduled keeps at most one group's flows unmerged.
+class NodePairMerger {
+public:
+  explicit NodePairMerger(int gpus_per_node) : gpn_(gpus_per_node) {}
+
+  void fold(Round& round)
+  {
+    auto& flows = round.flows;
+    if (merged_ == flows.size())
+      return;
+    int top = 0; // the highest rank in the new flows
+    for (std::size_t i = merged_; i < flows.size(); ++i)
+      top = std::max({top, flows[i].src, flows[i].dst});
+    // rank -> node from a table: two integer divisions per flow were a third of the merge's time at 33 million flows
+    for (int r = static_cast<int>(node_of_.size()); r <= top; ++r)
+      node_of_.push_back(r / gpn_);
+    if (merged_ == 0) { // first piece: size the (src node, dst node) table from the nodes it sees
+      nodes_           = top / gpn_ + 1;
+      const auto pairs = static_cast<std::size_t>(nodes_) * static_cast<std::size_t>(nodes_);
+      if (pairs <= FLAT_LIMIT)
+        flat_.assign(pairs, UINT32_MAX);
+    }
+    std::size_t out = merged_;
+    for (std::size_t i = merged_; i < flows.size(); ++i) {
+      const Flow f = flows[i];
+      const int a = node_of_[static_cast<std::size_t>(f.src)], b = node_of_[static_cast<std::size_t>(f.dst)];
       if (a == b) {
-        merged.push_back(f);
+        flows[out++] = f;
         continue;
       }
-      std::size_t at = merged.size();
-      if (!flat.empty()) {
-        auto& slot = flat[static_cast<std::size_t>(a) * static_cast<std::size_t>(nodes) + static_cast<std::size_t>(b)];
+      std::size_t at = out;
+      if (a < nodes_ && b < nodes_ && !flat_.empty()) {
+        auto& slot = flat_[static_cast<std::size_t>(a) * static_cast<std::size_t>(nodes_) + static_cast<std::size_t>(b)];
         if (slot == UINT32_MAX)
           slot = static_cast<std::uint32_t>(at);
         else
           at = slot;
       } else {
-        at = index.emplace(std::make_pair(a, b), at).first->second;
+        at = index_.emplace(std::make_pair(a, b), at).first->second;
       }
-      if (at == merged.size())
-        merged.push_back(f);
+      if (at == out)
+        flows[out++] = f;
       else
-        merged[at].bytes += f.bytes;
+        flows[at].bytes += f.bytes;
     }
-    round.flows = std::move(merged);
+    flows.resize(out);
+    merged_ = out;
   }
+
+private:
+  // (src node, dst node) -> position in the merged flows: a flat table where it fits in 64 MiB (a 2,048-node
+  // all-to-all's 4.2 million pairs; a std::map of them took 13 % of a 16,384-GPU step), a map beyond (and for a
+  // node a later piece reaches beyond the table).
+  static constexpr std::size_t FLAT_LIMIT = std::size_t{1} << 24;
+  int gpn_;
+  int nodes_           = 0;
+  std::size_t merged_  = 0;
+  std::vector<int> node_of_; // rank -> node
+  std::vector<std::uint32_t> flat_;
+  std::map<std::pair<int, int>, std::size_t> index_;
+};
+} // namespace
+
+void merge_node_pairs(std::vector<Round>& rounds, int gpus_per_node)
+{
+  for (auto& round : rounds)
+    NodePairMerger(gpus_per_node).fold(round);
 }
 
 int ring_rounds(Collective collective, int n)
@@ -185,10 +221,20 @@ Algo resolve_algo(Collective collective, Algo algo, const Group& group, int gpus
 }
 
 std::vector<Round> schedule_collective(Collective collective, Algo algo, const std::vector<Group>& groups,
-                                       std::uint64_t bytes, Fidelity fidelity, int gpus_per_node)
+                                       std::uint64_t bytes, Fidelity fidelity, int gpus_per_node, bool merge)
 {
   std::vector<Round> out;
+  std::vector<NodePairMerger> mergers; // one per round, fed after every group (merge_node_pairs in pieces)
+  auto fold = [&] {
+    if (!merge || fidelity != Fidelity::FAST)
+      return;
+    while (mergers.size() < out.size())
+      mergers.emplace_back(gpus_per_node);
+    for (std::size_t r = 0; r < out.size(); ++r)
+      mergers[r].fold(out[r]);
+  };
   for (const auto& g : groups) {
+    fold();
     const int n = static_cast<int>(g.size());
     if (n < 2 || bytes == 0)
       continue;
@@ -200,6 +246,7 @@ std::vector<Round> schedule_collective(Collective collective, Algo algo, const s
     else
       add_ring(out, 0, g, ring_rounds(collective, n), ceil_div(bytes, n), fidelity);
   }
+  fold();
   return out;
 }
 

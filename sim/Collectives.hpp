@@ -32,8 +32,10 @@ struct Round {
 
 /// Rounds of one collective on every group at once. `bytes` per rank as defined in CommPlan.hpp.
 /// `gpus_per_node` lets hierarchical algorithms and the fast all-to-all see node boundaries.
+/// `merge` (FAST only): the rounds come out as merge_node_pairs would leave them, merged group by group as they are
+/// scheduled, so that a large all-to-all never holds every group's flows unmerged at once.
 std::vector<Round> schedule_collective(Collective collective, Algo algo, const std::vector<Group>& groups,
-                                       std::uint64_t bytes, Fidelity fidelity, int gpus_per_node);
+                                       std::uint64_t bytes, Fidelity fidelity, int gpus_per_node, bool merge = false);
 
 /// FAST fidelity's last aggregation: in each round, the inter-node flows that join the same two nodes become one flow
 /// (bytes summed, between the GPUs of the first such flow). They all cross the same two NICs, so the NICs and the

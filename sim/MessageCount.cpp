@@ -10,10 +10,8 @@ namespace ccsim::sim {
 namespace {
 std::uint64_t collective_messages(const CommOp& op, const RankLayout& layout, Fidelity fidelity, bool merge)
 {
-  auto rounds =
-      schedule_collective(op.collective, op.algo, layout.groups(op.group), op.bytes, fidelity, layout.gpus_per_node);
-  if (fidelity == Fidelity::FAST && merge)
-    merge_node_pairs(rounds, layout.gpus_per_node);
+  const auto rounds = schedule_collective(op.collective, op.algo, layout.groups(op.group), op.bytes, fidelity,
+                                          layout.gpus_per_node, merge);
   std::uint64_t n = 0;
   for (const auto& round : rounds)
     n += round.flows.size();

@@ -327,10 +327,8 @@ void run_round(Ctx& c, const Round& round)
 double run_collective(Ctx& c, const CommOp& op)
 {
   const double t0  = sg4::Engine::get_clock();
-  auto rounds = schedule_collective(op.collective, op.algo, c.layout.groups(op.group), op.bytes, c.fidelity,
-                                    c.topo->gpus_per_node);
-  if (c.fidelity == Fidelity::FAST && c.shape.merge_node_pairs)
-    merge_node_pairs(rounds, c.topo->gpus_per_node);
+  const auto rounds = schedule_collective(op.collective, op.algo, c.layout.groups(op.group), op.bytes, c.fidelity,
+                                          c.topo->gpus_per_node, c.shape.merge_node_pairs);
   for (const auto& round : rounds) {
     double alpha = 0;
     for (const auto& f : round.flows)

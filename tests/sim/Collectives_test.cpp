@@ -122,3 +122,64 @@ TEST_CASE("TCP window: on a 10 ms WAN a flow is capped at window / (2 x path lat
   CHECK(t == Approx(expected).epsilon(0.005));
   CHECK(t > 3 * bandwidth_only);
 }
+
+namespace {
+using ccsim::sim::Flow;
+using ccsim::sim::Round;
+
+std::vector<std::tuple<int, int, std::uint64_t>> flows_of(const Round& r)
+{
+  std::vector<std::tuple<int, int, std::uint64_t>> out;
+  for (const auto& f : r.flows)
+    out.emplace_back(f.src, f.dst, f.bytes);
+  return out;
+}
+} // namespace
+
+TEST_CASE("merge_node_pairs: one flow per node pair, from the pair's first flow, bytes summed, order kept", "[sim]")
+{
+  // Two GPUs per node: node 0 = {0, 1}, node 1 = {2, 3}, node 2 = {4}. Worked by hand: 0->2, 1->3 and 1->2 join
+  // nodes 0 and 1 (10 + 20 + 1 = 31 bytes, carried by the first, 0->2); 0->1 stays inside node 0; 2->0 and 4->0 are
+  // the only flows of their node pairs.
+  std::vector<Round> rounds(1);
+  rounds[0].flows = {{0, 2, 10}, {1, 3, 20}, {0, 1, 5}, {2, 0, 7}, {1, 2, 1}, {4, 0, 3}};
+  ccsim::sim::merge_node_pairs(rounds, 2);
+  const std::vector<std::tuple<int, int, std::uint64_t>> expected{{0, 2, 31}, {0, 1, 5}, {2, 0, 7}, {4, 0, 3}};
+  CHECK(flows_of(rounds[0]) == expected);
+}
+
+TEST_CASE("schedule_collective(merge): the rounds merge_node_pairs leaves, merged group by group", "[sim]")
+{
+  // Several groups per call, as a data-parallel collective with TP > 1 or SDP4Bit's per-position all-to-all issues:
+  // the pieces merged as each group is scheduled must give the batch merge's flows, order and bytes exactly. The
+  // last case's first group spans nodes 0-1 only, so the later groups' node pairs fall outside the table sized from
+  // it (the map path).
+  const int gpn = 4;
+  auto by_position = [&](int nodes, int first_node) {
+    std::vector<ccsim::sim::Group> groups(gpn);
+    for (int node = first_node; node < first_node + nodes; ++node)
+      for (int local = 0; local < gpn; ++local)
+        groups[static_cast<std::size_t>(local)].push_back(node * gpn + local);
+    return groups;
+  };
+  auto uneven = by_position(2, 0);
+  for (const auto& g : by_position(4, 2))
+    uneven.push_back(g);
+  const std::vector<std::vector<ccsim::sim::Group>> cases{by_position(6, 0), {{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}}, uneven};
+  for (const auto collective : {Collective::ALL_TO_ALL, Collective::ALL_REDUCE, Collective::ALL_GATHER})
+    for (std::size_t k = 0; k < cases.size(); ++k) {
+      auto batch = ccsim::sim::schedule_collective(collective, Algo::AUTO, cases[k], 1u << 20, Fidelity::FAST, gpn);
+      std::size_t before = 0;
+      for (const auto& r : batch)
+        before += r.flows.size();
+      ccsim::sim::merge_node_pairs(batch, gpn);
+      const auto pieces =
+          ccsim::sim::schedule_collective(collective, Algo::AUTO, cases[k], 1u << 20, Fidelity::FAST, gpn, true);
+      INFO("collective " << static_cast<int>(collective) << ", case " << k << ", flows before merging " << before);
+      REQUIRE(pieces.size() == batch.size());
+      for (std::size_t r = 0; r < batch.size(); ++r) {
+        CHECK(flows_of(pieces[r]) == flows_of(batch[r]));
+        CHECK(pieces[r].extra_latency_terms == batch[r].extra_latency_terms);
+      }
+    }
+}
