@@ -1,6 +1,7 @@
 // The step engine: one controller actor replays each phase's step on the platform and measures it.
 #include "sim/StepEngine.hpp"
 
+#include "sim/PipelineGroups.hpp"
 #include "sim/Platform.hpp"
 #include "sim/RankLayout.hpp"
 #include "sim/SymmetricRound.hpp"
@@ -446,6 +447,22 @@ void sender_actor(Ctx* c, int rank, char dir, sg4::Mailbox* queue, sg4::Mailbox*
   }
 }
 
+/// Counts the messages one stage sends in one direction over a step (one per micro-batch, to the next stage forward or
+/// the previous one backward): bytes inside or across nodes, events, tracked links. Returns the bytes of each.
+std::uint64_t count_stage_sends(Ctx& c, const std::vector<int>& ranks, int stage, char dir, const PipelineComm& pipe)
+{
+  const bool fwd            = dir == 'f';
+  const int m               = std::max(1, c.shape.grad_accumulation);
+  const int peer            = fwd ? stage + 1 : stage - 1;
+  const std::uint64_t bytes = fwd ? pipe.forward_bytes_per_micro_batch : pipe.backward_bytes_per_micro_batch;
+  const bool inter          = c.platform.node_of(ranks[stage]) != c.platform.node_of(ranks[peer]);
+  (inter ? c.inter_bytes : c.intra_bytes) += static_cast<double>(bytes) * m;
+  note_events(c, static_cast<std::uint64_t>(m));
+  if (inter && !c.tracked.empty())
+    count_link_bytes(c, ranks[stage], ranks[peer], bytes * static_cast<std::uint64_t>(m));
+  return bytes;
+}
+
 /// One pipeline stage of one chain under GPipe: all forwards, then all backwards.
 /// Receives are posted up front (eager buffers), so transfers overlap compute on both sides.
 void stage_actor(StageJob job)
@@ -468,13 +485,8 @@ void stage_actor(StageJob job)
     sg4::ActorPtr sender;
     if (sends_on) {
       const int peer            = fwd ? job.stage + 1 : job.stage - 1;
-      const std::uint64_t bytes = fwd ? pipe.forward_bytes_per_micro_batch : pipe.backward_bytes_per_micro_batch;
-      const bool inter          = c.platform.node_of(job.ranks[job.stage]) != c.platform.node_of(job.ranks[peer]);
+      const std::uint64_t bytes = count_stage_sends(c, job.ranks, job.stage, dir, pipe);
       const bool measured       = job.chain == 0 && job.stage == (fwd ? 0 : 1);
-      (inter ? c.inter_bytes : c.intra_bytes) += static_cast<double>(bytes) * m;
-      note_events(c, static_cast<std::uint64_t>(m));
-      if (inter && !c.tracked.empty())
-        count_link_bytes(c, job.ranks[job.stage], job.ranks[peer], bytes * static_cast<std::uint64_t>(m));
       queue  = sg4::Mailbox::by_name(fmt::format("q{}s{}{}", job.chain, job.stage, dir));
       queue->set_receiver(nullptr);
       sender = sg4::Actor::create(fmt::format("send{}-{}{}", job.chain, job.stage, dir), sg4::this_actor::get_host(),
@@ -511,17 +523,30 @@ void run_pipeline(Ctx& c, const PhasePlan& phase, PhaseReport& r)
     kernel_s += static_cast<double>(k.bytes) / c.topo->gpu.kernel_rate(k.kernel);
   kernel_s /= 2; // the listed kernels cover one send and one receive side; each side pays half
   std::vector<double> fw_comm, bw_comm;
+  const auto chains = pipeline_chains(c.layout);
+  // Chains on nodes of their own that copy one another are simulated once (sim/PipelineGroups.hpp): not where GPUs
+  // differ in speed, nodes in their ports, or where spans per rank are recorded (the others' would be missing).
+  const bool reducible = c.reduce_symmetric && c.rank_inverse_scale.empty() && !c.record_spans &&
+                         c.platform.identical_nodes && nodes_meet_only_at_their_own_links(*c.topo);
+  std::vector<char> simulated(chains.size(), reducible ? 0 : 1);
+  if (reducible)
+    for (const std::size_t i : representative_chains(chains, c.platform.gpus_per_node))
+      simulated[i] = 1;
   std::vector<sg4::ActorPtr> actors;
-  int chain = 0;
-  for (int d = 0; d < c.layout.dp; ++d)
-    for (int t = 0; t < c.layout.tp; ++t, ++chain) {
-      std::vector<int> ranks;
-      for (int s = 0; s < c.layout.pp; ++s)
-        ranks.push_back(c.layout.rank(s, d, t));
-      for (int s = 0; s < c.layout.pp; ++s)
-        actors.push_back(sg4::Actor::create(fmt::format("stage{}-{}", chain, s), c.platform.gpus[ranks[s]],
-                                            stage_actor, StageJob{&c, chain, s, ranks, kernel_s, &pipe, &fw_comm, &bw_comm}));
+  for (std::size_t chain = 0; chain < chains.size(); ++chain) {
+    const auto& ranks = chains[chain];
+    if (!simulated[chain]) { // its messages are those of its copy in the simulated group: counted, not sent
+      for (const char dir : {'f', 'b'})
+        for (int s = 0; s < c.layout.pp; ++s)
+          if (dir == 'f' ? s < c.layout.pp - 1 : s > 0)
+            count_stage_sends(c, ranks, s, dir, pipe);
+      continue;
     }
+    for (int s = 0; s < c.layout.pp; ++s)
+      actors.push_back(sg4::Actor::create(fmt::format("stage{}-{}", chain, s), c.platform.gpus[ranks[s]], stage_actor,
+                                          StageJob{&c, static_cast<int>(chain), s, ranks, kernel_s, &pipe, &fw_comm,
+                                                   &bw_comm}));
+  }
   for (auto& a : actors)
     a->join();
   const int m   = std::max(1, c.shape.grad_accumulation);

@@ -1,0 +1,135 @@
+// Pipelines simulated one group of chains for all (sim/PipelineGroups.hpp): the groups found by hand on small layouts,
+// the refusals, and the same step (time, per-message times, bytes, events, link loads) as the whole pipeline simulated
+// (CCSIM_SYMMETRY=off) on rdma and tcp switches, with and without a core, tp 1 and 2, one and several micro-batches.
+#include "sim/PipelineGroups.hpp"
+#include "tests/sim/SimTestSupport.hpp"
+
+#include <cstdlib>
+
+using namespace ccsim::test;
+using ccsim::sim::RankLayout;
+using ccsim::sim::representative_chains;
+
+TEST_CASE("PipelineGroups: chains on the same nodes form a group, and its copies on other nodes are left out", "[sim]")
+{
+  // 2 GPUs per node, pp 2, dp 4 (rank = stage x 4 + d): chains {0,4} {1,5} use nodes 0 and 2, {2,6} {3,7} nodes 1
+  // and 3. Two groups of one shape: the first is simulated.
+  const auto chains = ccsim::sim::pipeline_chains(RankLayout{4, 1, 2, 2});
+  REQUIRE(chains == std::vector<std::vector<int>>{{0, 4}, {1, 5}, {2, 6}, {3, 7}});
+  CHECK(representative_chains(chains, 2) == std::vector<std::size_t>{0, 1});
+  // A pipeline inside each node: {0,1} on node 0, {2,3} on node 1.
+  CHECK(representative_chains({{0, 1}, {2, 3}}, 2) == std::vector<std::size_t>{0});
+  // tp 2 on 4-GPU nodes, pp 2, dp 4: 16 GPUs, chains (d, t) -> {2d + t, 8 + 2d + t}; nodes {0,2} for d = 0, 1 and
+  // {1,3} for d = 2, 3.
+  CHECK(representative_chains(ccsim::sim::pipeline_chains(RankLayout{4, 2, 2, 4}), 4) ==
+        std::vector<std::size_t>{0, 1, 2, 3});
+}
+
+TEST_CASE("PipelineGroups: groups that share a node, or differ in shape, are all simulated", "[sim]")
+{
+  const std::vector<std::size_t> both{0, 1};
+  CHECK(representative_chains({{0, 2}, {1, 4}}, 2) == both);        // node 0 in both groups
+  CHECK(representative_chains({{0, 2}, {5, 6}}, 2) == both);        // local GPUs 0,0 against 1,0
+  CHECK(representative_chains({{0, 2}, {4, 5}}, 2) == both);        // across nodes against inside one
+  CHECK(representative_chains({{0, 2}, {1, 3}, {4, 6}}, 2) == std::vector<std::size_t>{0, 1, 2}); // 2 chains vs 1
+  CHECK(representative_chains({{0, 2}}, 2) == std::vector<std::size_t>{0});
+}
+
+TEST_CASE("PipelineGroups: only a switch or WAN without oversubscription or per-node rates keeps nodes apart", "[sim]")
+{
+  auto topo = rdma_cluster(8, 4, 100, 5);
+  CHECK(ccsim::sim::nodes_meet_only_at_their_own_links(topo));
+  topo.fabric_latency_s = 1e-6; // a core of nodes x uplink: cannot limit
+  CHECK(ccsim::sim::nodes_meet_only_at_their_own_links(topo));
+  auto over = topo;
+  over.oversubscription = 2;
+  CHECK_FALSE(ccsim::sim::nodes_meet_only_at_their_own_links(over));
+  auto tree           = topo;
+  tree.fabric         = ccsim::sim::FabricKind::FAT_TREE;
+  tree.nodes_per_leaf = 2;
+  CHECK_FALSE(ccsim::sim::nodes_meet_only_at_their_own_links(tree));
+  auto own = topo;
+  own.nodes[1].nic_bytes_per_s = 1e9;
+  CHECK_FALSE(ccsim::sim::nodes_meet_only_at_their_own_links(own));
+}
+
+namespace {
+/// One pipelined step: step time, forward and backward message times, inter-node bytes per GPU, events, and the
+/// bytes of the busiest links, with the reduction on or off.
+std::vector<double> pipeline_step(const ccsim::sim::Topology& topo, int dp, int tp, int pp, int m, bool reduce)
+{
+  ccsim::sim::Workload w = no_compute();
+  w.compute.push_back({"TEST", 1, 1, tp, pp, 0.002, 0.004, "", "test"});
+  ccsim::sim::StepShape s;
+  s.gpus = dp * tp * pp, s.pp = pp, s.dp = dp, s.tp = tp, s.gpus_per_node = topo.gpus_per_node, s.micro_batch = 1;
+  s.global_batch = static_cast<std::uint64_t>(dp * m), s.grad_accumulation = m, s.seq_len = 1;
+  return in_child([&] {
+    setenv("CCSIM_SYMMETRY", reduce ? "on" : "off", 1);
+    ccsim::sim::PhasePlan phase{"pipe", 1.0, {}, ccsim::sim::PipelineComm{6000000, 3000000, {}}};
+    ccsim::sim::StepOptions options;
+    options.busiest_links = true;
+    const auto r = ccsim::sim::simulate_step(topo, w, ccsim::sim::StepPlan{{phase}}, s, ccsim::sim::Fidelity::FAST,
+                                             options);
+    const auto& p = r.phases.at(0);
+    std::vector<double> out{p.step_time_s, p.pipeline_forward_comm_s, p.pipeline_backward_comm_s,
+                            p.inter_node_bytes_per_gpu, p.intra_node_bytes_per_gpu, static_cast<double>(r.events)};
+    for (const auto& l : r.links)
+      out.push_back(l.bytes);
+    return out;
+  });
+}
+} // namespace
+
+TEST_CASE("PipelineGroups: one group simulated gives the whole pipeline's step, message times, bytes and links",
+          "[sim]")
+{
+  auto rdma = rdma_cluster(4, 8, 100, 5);
+  auto tcp  = rdma;
+  tcp.network_model    = ccsim::sim::NetworkModel::TCP;
+  tcp.fabric_latency_s = 20e-6; // a core, crossed up and down
+  auto one_gpu = rdma_cluster(1, 8, 10, 50);
+  struct Case {
+    const char* name;
+    const ccsim::sim::Topology* topo;
+    int dp, tp, pp, m;
+  };
+  const Case cases[] = {{"rdma, 4 GPUs/node, pp 2, dp 16", &rdma, 16, 1, 2, 4},
+                        {"rdma, tp 2, pp 4, dp 4", &rdma, 4, 2, 4, 3},
+                        {"tcp with a core, pp 2, dp 16, m 1", &tcp, 16, 1, 2, 1},
+                        {"tcp with a core, pp 4, dp 8", &tcp, 8, 1, 4, 4},
+                        {"one GPU per node, pp 2, dp 4", &one_gpu, 4, 1, 2, 4}};
+  for (const auto& k : cases) {
+    INFO(k.name);
+    const auto chains = ccsim::sim::pipeline_chains(RankLayout{k.dp, k.tp, k.pp, k.topo->gpus_per_node});
+    REQUIRE(representative_chains(chains, k.topo->gpus_per_node).size() < chains.size()); // the reduction applies
+    const auto full    = pipeline_step(*k.topo, k.dp, k.tp, k.pp, k.m, false);
+    const auto reduced = pipeline_step(*k.topo, k.dp, k.tp, k.pp, k.m, true);
+    REQUIRE(full.size() == reduced.size());
+    CHECK(full[1] >= 6e6 / 12.5e9); // a forward message takes at least 6 MB at 100 Gb/s: the network matters
+    for (std::size_t i = 0; i < full.size(); ++i) {
+      INFO("value " << i);
+      CHECK(reduced[i] == Approx(full[i]).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("PipelineGroups: behind an oversubscribed core the groups meet, so the pipeline is simulated whole",
+          "[sim]")
+{
+  // Why the refusal matters. pp 2 on 4-GPU nodes, dp 16: chain d runs from node d/4 to node 4 + d/4, so each NIC
+  // carries 4 chains' forward messages of 6 MB at once. Alone (a core of 8 x 12.5 GB/s, which cannot limit) a message
+  // takes alpha + 4 x 6 MB / 12.5 GB/s = 1.932 ms, alpha = 2 x 0.5 us (ports) + 2 x 5 us (NICs) + 2 x 0.5 us (core).
+  // Behind a 4:1 core (25 GB/s for all 16 chains) it takes alpha + 16 x 6 MB / 25 GB/s = 3.852 ms: the groups meet
+  // there, and ccsim gives that answer with the reduction on and off.
+  auto open = rdma_cluster(4, 8, 100, 5);
+  open.fabric_latency_s = 1e-6;
+  auto over             = open;
+  over.oversubscription = 4;
+  const double alpha = 12e-6;
+  const auto alone   = pipeline_step(open, 16, 1, 2, 4, true);
+  const auto on      = pipeline_step(over, 16, 1, 2, 4, true);
+  const auto off     = pipeline_step(over, 16, 1, 2, 4, false);
+  CHECK(alone[1] == Approx(alpha + 4 * 6e6 / 12.5e9).epsilon(1e-3));
+  CHECK(on[1] == Approx(alpha + 16 * 6e6 / 25e9).epsilon(1e-3));
+  CHECK(on == off);
+}
