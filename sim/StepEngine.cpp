@@ -524,13 +524,14 @@ void run_pipeline(Ctx& c, const PhasePlan& phase, PhaseReport& r)
   kernel_s /= 2; // the listed kernels cover one send and one receive side; each side pays half
   std::vector<double> fw_comm, bw_comm;
   const auto chains = pipeline_chains(c.layout);
-  // Chains on nodes of their own that copy one another are simulated once (sim/PipelineGroups.hpp): not where GPUs
+  // Chains on domains of their own that copy one another are simulated once (sim/PipelineGroups.hpp): not where GPUs
   // differ in speed, nodes in their ports, or where spans per rank are recorded (the others' would be missing).
-  const bool reducible = c.reduce_symmetric && c.rank_inverse_scale.empty() && !c.record_spans &&
-                         c.platform.identical_nodes && nodes_meet_only_at_their_own_links(*c.topo);
+  const int domain_nodes = pipeline_domain_nodes(*c.topo);
+  const bool reducible   = c.reduce_symmetric && c.rank_inverse_scale.empty() && !c.record_spans &&
+                         c.platform.identical_nodes && domain_nodes > 0;
   std::vector<char> simulated(chains.size(), reducible ? 0 : 1);
   if (reducible)
-    for (const std::size_t i : representative_chains(chains, c.platform.gpus_per_node))
+    for (const std::size_t i : representative_chains(chains, c.platform.gpus_per_node, domain_nodes))
       simulated[i] = 1;
   std::vector<sg4::ActorPtr> actors;
   for (std::size_t chain = 0; chain < chains.size(); ++chain) {

@@ -1,6 +1,7 @@
 // Pipelines simulated one group of chains for all (sim/PipelineGroups.hpp): the groups found by hand on small layouts,
 // the refusals, and the same step (time, per-message times, bytes, events, link loads) as the whole pipeline simulated
-// (CCSIM_SYMMETRY=off) on rdma and tcp switches, with and without a core, tp 1 and 2, one and several micro-batches.
+// (CCSIM_SYMMETRY=off) on rdma and tcp switches and 2:1 fat-trees, with and without a core, tp 1 and 2, one and several
+// micro-batches.
 #include "sim/PipelineGroups.hpp"
 #include "tests/sim/SimTestSupport.hpp"
 
@@ -35,22 +36,36 @@ TEST_CASE("PipelineGroups: groups that share a node, or differ in shape, are all
   CHECK(representative_chains({{0, 2}}, 2) == std::vector<std::size_t>{0});
 }
 
-TEST_CASE("PipelineGroups: only a switch or WAN without oversubscription or per-node rates keeps nodes apart", "[sim]")
+TEST_CASE("PipelineGroups: a domain is a node on a switch or WAN, a leaf on a fat-tree, and none where they meet",
+          "[sim]")
 {
   auto topo = rdma_cluster(8, 4, 100, 5);
-  CHECK(ccsim::sim::nodes_meet_only_at_their_own_links(topo));
+  CHECK(ccsim::sim::pipeline_domain_nodes(topo) == 1);
   topo.fabric_latency_s = 1e-6; // a core of nodes x uplink: cannot limit
-  CHECK(ccsim::sim::nodes_meet_only_at_their_own_links(topo));
-  auto over = topo;
+  CHECK(ccsim::sim::pipeline_domain_nodes(topo) == 1);
+  auto wan   = topo;
+  wan.fabric = ccsim::sim::FabricKind::WAN;
+  CHECK(ccsim::sim::pipeline_domain_nodes(wan) == 1);
+  auto over             = topo;
   over.oversubscription = 2;
-  CHECK_FALSE(ccsim::sim::nodes_meet_only_at_their_own_links(over));
-  auto tree           = topo;
-  tree.fabric         = ccsim::sim::FabricKind::FAT_TREE;
-  tree.nodes_per_leaf = 2;
-  CHECK_FALSE(ccsim::sim::nodes_meet_only_at_their_own_links(tree));
+  CHECK(ccsim::sim::pipeline_domain_nodes(over) == 0);
+  auto tree             = over;
+  tree.fabric           = ccsim::sim::FabricKind::FAT_TREE;
+  tree.nodes_per_leaf   = 2;
+  CHECK(ccsim::sim::pipeline_domain_nodes(tree) == 2);
+  auto degraded = tree;
+  degraded.leaf_uplink_share[1] = 0.5;
+  CHECK(ccsim::sim::pipeline_domain_nodes(degraded) == 0);
   auto own = topo;
   own.nodes[1].nic_bytes_per_s = 1e9;
-  CHECK_FALSE(ccsim::sim::nodes_meet_only_at_their_own_links(own));
+  CHECK(ccsim::sim::pipeline_domain_nodes(own) == 0);
+  // Leaves of 2 nodes x 2 GPUs, pp 2, dp 8: chain d runs from node d/2 (leaf d/4) to node 4 + d/2 (leaf 2 + d/4), so
+  // chains 0-3 hold leaves 0 and 2, chains 4-7 leaves 1 and 3.
+  const auto chains = ccsim::sim::pipeline_chains(RankLayout{8, 1, 2, 2});
+  CHECK(representative_chains(chains, 2, 2) == std::vector<std::size_t>{0, 1, 2, 3});
+  CHECK(representative_chains(chains, 2, 1) == std::vector<std::size_t>{0, 1});
+  // Leaves of 4 nodes: chain 0-3's nodes 0, 1 and 4, 5 share leaves 0 and 1 with chains 4-7's nodes 2, 3, 6, 7.
+  CHECK(representative_chains(chains, 2, 4) == std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6, 7});
 }
 
 namespace {
@@ -88,6 +103,15 @@ TEST_CASE("PipelineGroups: one group simulated gives the whole pipeline's step, 
   tcp.network_model    = ccsim::sim::NetworkModel::TCP;
   tcp.fabric_latency_s = 20e-6; // a core, crossed up and down
   auto one_gpu = rdma_cluster(1, 8, 10, 50);
+  auto tree    = rdma_cluster(2, 8, 100, 5); // leaves of 2 nodes behind 2:1 uplinks
+  tree.fabric           = ccsim::sim::FabricKind::FAT_TREE;
+  tree.nodes_per_leaf   = 2;
+  tree.oversubscription = 2;
+  tree.fabric_latency_s = 2e-6;
+  auto tcp_tree          = tree;
+  tcp_tree.network_model = ccsim::sim::NetworkModel::TCP;
+  auto tree4          = tree; // 4 GPUs per node
+  tree4.gpus_per_node = 4;
   struct Case {
     const char* name;
     const ccsim::sim::Topology* topo;
@@ -97,11 +121,15 @@ TEST_CASE("PipelineGroups: one group simulated gives the whole pipeline's step, 
                         {"rdma, tp 2, pp 4, dp 4", &rdma, 4, 2, 4, 3},
                         {"tcp with a core, pp 2, dp 16, m 1", &tcp, 16, 1, 2, 1},
                         {"tcp with a core, pp 4, dp 8", &tcp, 8, 1, 4, 4},
-                        {"one GPU per node, pp 2, dp 4", &one_gpu, 4, 1, 2, 4}};
+                        {"one GPU per node, pp 2, dp 4", &one_gpu, 4, 1, 2, 4},
+                        {"fat-tree 2:1, pp 2, dp 8 (chains across leaves)", &tree, 8, 1, 2, 4},
+                        {"fat-tree 2:1, 4 GPUs per node, tp 2, pp 2, dp 8", &tree4, 8, 2, 2, 3},
+                        {"tcp fat-tree 2:1, pp 2, dp 8", &tcp_tree, 8, 1, 2, 2}};
   for (const auto& k : cases) {
     INFO(k.name);
     const auto chains = ccsim::sim::pipeline_chains(RankLayout{k.dp, k.tp, k.pp, k.topo->gpus_per_node});
-    REQUIRE(representative_chains(chains, k.topo->gpus_per_node).size() < chains.size()); // the reduction applies
+    const int domain  = ccsim::sim::pipeline_domain_nodes(*k.topo);
+    REQUIRE(representative_chains(chains, k.topo->gpus_per_node, domain).size() < chains.size()); // it applies
     const auto full    = pipeline_step(*k.topo, k.dp, k.tp, k.pp, k.m, false);
     const auto reduced = pipeline_step(*k.topo, k.dp, k.tp, k.pp, k.m, true);
     REQUIRE(full.size() == reduced.size());
