@@ -9,8 +9,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <set>
 #include <sstream>
 #include <sys/stat.h>
+#include <vector>
 
 namespace ccsim::io {
 
@@ -147,13 +150,87 @@ InputError::InputError(const std::string& where, const std::string& pointer, con
 {
 }
 
+namespace {
+/// Follows the parser through the document so that a key given twice in one object is an error at its JSON path.
+/// Why: nlohmann::json keeps the last of two equal keys without a word, so a hand-written topology with "nic" twice
+/// would silently lose the first. Keys are compared decoded ("a" and "\u0061" are one key), as JSON defines them.
+class DuplicateKeyCheck {
+public:
+  explicit DuplicateKeyCheck(const std::string& where) : where_(where) {}
+
+  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, const nlohmann::json& parsed)
+  {
+    using E = nlohmann::json::parse_event_t;
+    switch (event) {
+    case E::object_start:
+    case E::array_start:
+      enter_element();
+      frames_.push_back({event == E::object_start, {}, {}, 0});
+      break;
+    case E::object_end:
+    case E::array_end:
+      frames_.pop_back();
+      break;
+    case E::key: {
+      auto& top       = frames_.back();
+      const auto& key = parsed.get_ref<const std::string&>();
+      if (!top.keys.insert(key).second)
+        throw InputError(where_, pointer() + "/" + escaped(key),
+                         "appears twice in one object (JSON would keep only the last; remove one)");
+      top.key = key;
+      break;
+    }
+    case E::value:
+      enter_element();
+      break;
+    }
+    return true;
+  }
+
+private:
+  struct Frame {
+    bool object;
+    std::set<std::string> keys; // the object's keys so far
+    std::string key;            // the object's current key
+    std::size_t count;          // the array's elements so far
+  };
+
+  void enter_element()
+  {
+    if (!frames_.empty() && !frames_.back().object)
+      ++frames_.back().count;
+  }
+
+  static std::string escaped(const std::string& key) // RFC 6901: ~ -> ~0, / -> ~1
+  {
+    std::string out;
+    for (const char ch : key)
+      out += ch == '~' ? std::string("~0") : ch == '/' ? std::string("~1") : std::string(1, ch);
+    return out;
+  }
+
+  /// The JSON pointer of the innermost open object.
+  std::string pointer() const
+  {
+    std::string out;
+    for (std::size_t i = 0; i + 1 < frames_.size(); ++i)
+      out += "/" + (frames_[i].object ? escaped(frames_[i].key) : std::to_string(frames_[i].count - 1));
+    return out;
+  }
+
+  const std::string& where_;
+  std::vector<Frame> frames_;
+};
+} // namespace
+
 nlohmann::json parse_json_text(const std::string& text, const std::string& where)
 {
   if (text.size() > limits::kMaxFileBytes)
     throw InputError(where, "", fmt::format("is {} bytes; the limit is {} bytes", text.size(), limits::kMaxFileBytes));
   check_depth(text, where);
   try {
-    return nlohmann::json::parse(text);
+    DuplicateKeyCheck duplicates(where);
+    return nlohmann::json::parse(text, std::ref(duplicates));
   } catch (const nlohmann::json::exception& e) {
     throw InputError(where, "", "invalid JSON: " + strip_exception_prefix(e.what()));
   }

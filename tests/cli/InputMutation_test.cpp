@@ -71,6 +71,7 @@ Tally mutate_in_process(const std::string& kind, const std::function<void(const 
       INFO(preset.filename().string() << " " << m.label);
       try {
         load(path);
+        CHECK(m.duplicate_key.empty()); // a key given twice is never accepted
         ++t.accepted;
       } catch (const ccsim::io::InputError& e) {
         const std::string msg = e.what();
@@ -78,6 +79,9 @@ Tally mutate_in_process(const std::string& kind, const std::function<void(const 
         CHECK(msg.find('\n') == std::string::npos);
         CHECK(msg.find(path) != std::string::npos);
         CHECK(msg.size() < 2000);
+        if (!m.duplicate_key.empty())
+          CHECK(msg == path + ": " + m.duplicate_key + ": appears twice in one object (JSON would keep only the last; "
+                                                        "remove one)");
         ++t.rejected;
       } catch (const std::exception& e) {
         FAIL("not an InputError: " << e.what());

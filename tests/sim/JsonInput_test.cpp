@@ -93,3 +93,30 @@ TEST_CASE("resolve_preset: a missing path is reported as a missing file", "[sim]
   CHECK(message_of([] { ccsim::io::resolve_preset("workloads", "./nope.json", "--workload"); }) ==
         "./nope.json: no such file");
 }
+
+TEST_CASE("parse_json_text: a key given twice in one object is an error at its path", "[sim][io]")
+{
+  auto problem = [](const std::string& text) {
+    return message_of([&] { ccsim::io::parse_json_text(text, "t.json"); });
+  };
+  const std::string twice = "appears twice in one object (JSON would keep only the last; remove one)";
+  CHECK(problem(R"({"a": 1, "a": 2})") == "t.json: /a: " + twice);
+  CHECK(problem(R"({"nic": {"count": 1, "bandwidth_gbps": 100, "count": 2}})") == "t.json: /nic/count: " + twice);
+  // Array elements by index; nested arrays; the first element's objects are fine, the second's is not.
+  CHECK(problem(R"({"rows": [{"x": 1}, {"x": 1, "y": [0, {"k": 1, "k": 1}]}]})") == "t.json: /rows/1/y/1/k: " + twice);
+  CHECK(problem(R"([[], [{"a": 0}, {"b": 0, "b": {}}]])") == "t.json: /1/1/b: " + twice);
+  // Keys compare decoded, and the pointer escapes ~ and / (RFC 6901).
+  CHECK(problem(R"({"a": 1, "\u0061": 2})") == "t.json: /a: " + twice);
+  CHECK(problem(R"({"p": {"a/b~c": 1, "a/b~c": 1}})") == "t.json: /p/a~1b~0c: " + twice);
+  // Containers as values of the duplicate, and after a closed sibling container.
+  CHECK(problem(R"({"a": {"z": [1, 2]}, "b": [], "a": [3]})") == "t.json: /a: " + twice);
+}
+
+TEST_CASE("parse_json_text: the same key in sibling objects or at other depths is not a duplicate", "[sim][io]")
+{
+  const auto doc = ccsim::io::parse_json_text(R"({"a": {"a": {"a": 1}}, "b": [{"a": 1}, {"a": 2}], "c": {"a": 3}})",
+                                              "t.json");
+  CHECK(doc["a"]["a"]["a"] == 1);
+  CHECK(doc["b"][1]["a"] == 2);
+  CHECK(doc["c"]["a"] == 3);
+}

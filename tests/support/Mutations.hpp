@@ -1,7 +1,7 @@
 #pragma once
 // Deterministic mutations of a JSON document (issue 11): at every JSON pointer, swap the value's type, put an
 // extreme or non-finite number there, delete it, give it bad UTF-8 or a 100,000-deep nesting; add a huge or
-// non-UTF-8 key to every object; truncate the text. Each mutation is the whole mutated file text, with a label
+// non-UTF-8 key to every object, give each object's first key twice; truncate the text. Each mutation is the whole mutated file text, with a label
 // saying what was done where, so that a failing case can be reproduced by hand.
 
 #include <nlohmann/json.hpp>
@@ -14,6 +14,7 @@ namespace ccsim::test {
 struct Mutation {
   std::string label; // "/nic/count: int64 max"
   std::string text;  // the mutated file
+  std::string duplicate_key = {}; // the JSON pointer of a key this mutation gives twice (it must be rejected there), or ""
 };
 
 namespace detail {
@@ -110,6 +111,13 @@ inline std::vector<Mutation> mutations_of(const nlohmann::json& doc)
       const std::string bad_key  = inner.substr(0, close) + body + "\"\xff\xfe\": 1}";
       out.push_back({where + ": a 100,000-character key", detail::with_raw_value(doc, p, huge_key)});
       out.push_back({where + ": a non-UTF-8 key", detail::with_raw_value(doc, p, bad_key)});
+      if (!here.empty()) { // its first key again, with its own value: a hand edit pasted twice
+        const auto first       = here.begin();
+        const std::string twice = inner.substr(0, close) + "," + nlohmann::json(first.key()).dump() + ": " +
+                                  first.value().dump() + "}";
+        out.push_back({where + ": its first key given twice", detail::with_raw_value(doc, p, twice),
+                       p + "/" + detail::pointer_token(first.key())});
+      }
     }
   }
   // Deep nesting at the root's first member only: each costs 200 KB of text, and the reader's depth check is the
