@@ -37,8 +37,9 @@ namespace ccsim::sim {
 /// A flow endpoint that is not a GPU: the platform's fabric port (Platform::fabric_port).
 inline constexpr int kFabricPort = -1;
 
-/// Whether rounds are reduced at all: yes unless the environment says CCSIM_SYMMETRY=off (every flow simulated, to
-/// check the reduction or to time the full round; cli/main.cpp rejects any other value).
+/// Whether rounds are reduced at all (and pipelines to one group of chains, sim/PipelineGroups.hpp): yes unless the
+/// environment says CCSIM_SYMMETRY=off (every flow and chain simulated, to check the reductions or to time the full
+/// step; cli/main.cpp rejects any other value).
 bool symmetric_rounds_enabled();
 
 /// The flows to simulate in place of `round`, or nothing when the round is not symmetric or the reduction would not be
