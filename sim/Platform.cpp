@@ -173,13 +173,18 @@ Platform build_platform(const Topology& topo, int gpus)
     return std::make_pair(gz, gw);
   };
 
+  struct Group {
+    sg4::NetZone* zone;
+    simgrid::kernel::routing::NetPoint* gateway;
+    sg4::Link* uplink; // a fat-tree leaf's uplink; none for a pod
+  };
+  std::vector<Group> groups;
   if (topo.fabric == FabricKind::FAT_TREE) {
     // Two levels: leaves of nodes_per_leaf nodes; each leaf's uplink carries its nodes' traffic / ratio.
     const int leaves = (nodes + topo.nodes_per_leaf - 1) / topo.nodes_per_leaf;
-    std::vector<std::pair<sg4::NetZone*, simgrid::kernel::routing::NetPoint*>> built; // leaf zone, its gateway
     for (int leaf = 0; leaf < leaves; ++leaf) {
-      built.push_back(detached_group("leaf" + std::to_string(leaf), leaf * topo.nodes_per_leaf,
-                                     std::min(nodes, (leaf + 1) * topo.nodes_per_leaf), nullptr));
+      const auto [lz, lgw] = detached_group("leaf" + std::to_string(leaf), leaf * topo.nodes_per_leaf,
+                                            std::min(nodes, (leaf + 1) * topo.nodes_per_leaf), nullptr);
       // A degraded leaf (topology fabric.leaves) keeps only its share of the uplink capacity.
       const auto degraded = topo.leaf_uplink_share.find(leaf);
       double capacity     = topo.nodes_per_leaf * uplink / topo.oversubscription;
@@ -188,27 +193,28 @@ Platform build_platform(const Topology& topo, int gpus)
       auto* up = root->create_split_duplex_link("leafup" + std::to_string(leaf), capacity);
       up->set_latency(topo.fabric_latency_s / 2)->seal();
       p.fabric_links.push_back(up);
+      groups.push_back({lz, lgw, up});
     }
-    for (std::size_t leaf = 0; leaf < built.size(); ++leaf) {
-      auto [lz, lgw] = built[leaf];
-      lz->set_parent(root);
-      root->add_route(lz->get_netpoint(), nullptr, lgw, nullptr, {{p.fabric_links[leaf], Direction::UP}}, true);
-    }
-    p.fabric_port = build_fabric_port(topo, root, uplink, p.fabric_links.front());
   } else {
     // A switch (or WAN): its nodes in pods of kPodNodes, each joined to the root by a route with no link of its own,
     // so every route crosses the same links (port, NIC, per-flow cap, core) in the same order, with the same latency,
     // as on a flat switch: 100 simulate runs and the 16 experiments gave byte-identical results with and without pods.
-    std::vector<std::pair<sg4::NetZone*, simgrid::kernel::routing::NetPoint*>> built;
-    for (int first = 0; first < nodes; first += kPodNodes)
-      built.push_back(detached_group("pod" + std::to_string(first / kPodNodes), first, std::min(nodes, first + kPodNodes),
-                                     core));
-    for (auto [pz, pgw] : built) {
-      pz->set_parent(root);
-      root->add_route(pz->get_netpoint(), nullptr, pgw, nullptr, {}, true);
+    for (int first = 0; first < nodes; first += kPodNodes) {
+      const auto [pz, pgw] = detached_group("pod" + std::to_string(first / kPodNodes), first,
+                                            std::min(nodes, first + kPodNodes), core);
+      groups.push_back({pz, pgw, nullptr});
     }
-    p.fabric_port = build_fabric_port(topo, root, uplink, core);
   }
+  for (const auto& g : groups) {
+    g.zone->set_parent(root);
+    std::vector<sg4::LinkInRoute> links;
+    if (g.uplink != nullptr)
+      links.emplace_back(g.uplink, Direction::UP);
+    root->add_route(g.zone->get_netpoint(), nullptr, g.gateway, nullptr, links, true);
+  }
+  // The fabric port copies the far side's fabric link: a leaf's uplink on a fat-tree, the core (if any) on a switch.
+  const sg4::Link* far_fabric = groups.front().uplink != nullptr ? groups.front().uplink : core;
+  p.fabric_port               = build_fabric_port(topo, root, uplink, far_fabric);
   root->seal();
   return p;
 }

@@ -2,10 +2,12 @@
 // Builds the SimGrid platform of a Topology in C++ (SimGrid 3.32 S4U). One process, one platform:
 // SimGrid's Engine is a per-process singleton, so call this once, in a fresh (forked) process.
 //
-//   root StarZone ("cluster") = the switch            [FAT_TREE: root -> leaf StarZones -> nodes]
-//     |- nicK (split-duplex, node uplink = count x effective NIC bandwidth) [+ core link if oversubscribed]
-//     nodeK StarZone, gateway router nodeK-gw
-//        |- gpuR host --portR (split-duplex, NVLink/PCIe port)
+//   root StarZone ("cluster") = the switch; every link lives here, whichever zone's routes use it
+//     podP StarZone (16 nodes; a route to the root without links)  [FAT_TREE: leafL StarZones, route = leafupL]
+//        podP-sw StarZone, gateway router podP-gw
+//        nodeK StarZone, gateway router nodeK-gw; route up = nicK (split-duplex, count x effective NIC bandwidth)
+//                                                  [+ flowcapK per-flow cap] [+ core link if oversubscribed]
+//           |- gpuR host --portR (split-duplex, NVLink/PCIe port)
 //     fabric-port StarZone: one host behind never-shared copies of a port, a NIC [and the core or a leaf uplink]
 
 #include "sim/Topology.hpp"
