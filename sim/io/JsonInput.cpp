@@ -151,6 +151,15 @@ InputError::InputError(const std::string& where, const std::string& pointer, con
 }
 
 namespace {
+/// A key as a JSON pointer token (RFC 6901: ~ -> ~0, / -> ~1).
+std::string pointer_token(const std::string& key)
+{
+  std::string out;
+  for (const char c : key)
+    out += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+  return out;
+}
+
 /// Follows the parser through the document so that a key given twice in one object is an error at its JSON path.
 /// Why: nlohmann::json keeps the last of two equal keys without a word, so a hand-written topology with "nic" twice
 /// would silently lose the first. Keys are compared decoded ("a" and "\u0061" are one key), as JSON defines them.
@@ -175,7 +184,7 @@ public:
       auto& top       = frames_.back();
       const auto& key = parsed.get_ref<const std::string&>();
       if (!top.keys.insert(key).second)
-        throw InputError(where_, pointer() + "/" + escaped(key),
+        throw InputError(where_, pointer() + "/" + pointer_token(key),
                          "appears twice in one object (JSON would keep only the last; remove one)");
       top.key = key;
       break;
@@ -201,20 +210,12 @@ private:
       ++frames_.back().count;
   }
 
-  static std::string escaped(const std::string& key) // RFC 6901: ~ -> ~0, / -> ~1
-  {
-    std::string out;
-    for (const char ch : key)
-      out += ch == '~' ? std::string("~0") : ch == '/' ? std::string("~1") : std::string(1, ch);
-    return out;
-  }
-
   /// The JSON pointer of the innermost open object.
   std::string pointer() const
   {
     std::string out;
     for (std::size_t i = 0; i + 1 < frames_.size(); ++i)
-      out += "/" + (frames_[i].object ? escaped(frames_[i].key) : std::to_string(frames_[i].count - 1));
+      out += "/" + (frames_[i].object ? pointer_token(frames_[i].key) : std::to_string(frames_[i].count - 1));
     return out;
   }
 
@@ -321,10 +322,7 @@ void JsonObject::fail_at(const std::string& key, const std::string& problem) con
 
 std::string JsonObject::child_pointer(const std::string& key) const
 {
-  std::string escaped;
-  for (const char c : key)
-    escaped += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
-  return pointer_ + "/" + escaped;
+  return pointer_ + "/" + pointer_token(key);
 }
 
 bool JsonObject::has(const std::string& key) const
