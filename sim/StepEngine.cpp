@@ -447,6 +447,12 @@ void sender_actor(Ctx* c, int rank, char dir, sg4::Mailbox* queue, sg4::Mailbox*
   }
 }
 
+/// Whether a stage of a pp-stage chain sends in direction `dir` ('f': to the next stage, 'b': to the previous one).
+bool stage_sends(int stage, char dir, int pp)
+{
+  return dir == 'f' ? stage < pp - 1 : stage > 0;
+}
+
 /// Counts the messages one stage sends in one direction over a step (one per micro-batch, to the next stage forward or
 /// the previous one backward): bytes inside or across nodes, events, tracked links. Returns the bytes of each.
 std::uint64_t count_stage_sends(Ctx& c, const std::vector<int>& ranks, int stage, char dir, const PipelineComm& pipe)
@@ -476,7 +482,7 @@ void stage_actor(StageJob job)
   for (char dir : {'f', 'b'}) {
     const bool fwd      = dir == 'f';
     const bool receives = fwd ? job.stage > 0 : job.stage < last;
-    const bool sends_on = fwd ? job.stage < last : job.stage > 0;
+    const bool sends_on = stage_sends(job.stage, dir, last + 1);
     std::vector<sg4::CommPtr> recvs;
     if (receives)
       for (int i = 0; i < m; ++i)
@@ -539,7 +545,7 @@ void run_pipeline(Ctx& c, const PhasePlan& phase, PhaseReport& r)
     if (!simulated[chain]) { // its messages are those of its copy in the simulated group: counted, not sent
       for (const char dir : {'f', 'b'})
         for (int s = 0; s < c.layout.pp; ++s)
-          if (dir == 'f' ? s < c.layout.pp - 1 : s > 0)
+          if (stage_sends(s, dir, c.layout.pp))
             count_stage_sends(c, ranks, s, dir, pipe);
       continue;
     }
