@@ -28,6 +28,20 @@ std::string constant_problem(const nlohmann::json& topo, const std::string& topo
   return "";
 }
 
+namespace {
+/// Runs `load` on a file the fits file names at `pointer`; an error there (a missing path, an unknown preset, a
+/// malformed table) is reported at that entry too, so its one line says which fits file pointed where.
+template <typename Load> void named_here(const std::string& path, const std::string& pointer, Load load)
+{
+  try {
+    load();
+  } catch (const io::InputError& e) {
+    const std::string inner = e.where().empty() ? e.problem() : e.what();
+    throw io::InputError(path, pointer, inner);
+  }
+}
+} // namespace
+
 std::vector<CalibrationFit> load_calibration_fits(const std::string& path)
 {
   const auto doc = io::read_json_file(path);
@@ -49,14 +63,19 @@ std::vector<CalibrationFit> load_calibration_fits(const std::string& path)
     if (fit.tables.empty())
       f.fail_at("tables", "names no calibration table");
     // Each constant must be a positive number of the topology file: the refit scales it.
-    const auto topo_path = io::resolve_preset("topologies", fit.topology, path + ": " + f.child_pointer("topology"));
-    const auto topo      = io::read_json_file(topo_path);
+    const auto topo_pointer = f.child_pointer("topology");
+    std::string topo_path;
+    nlohmann::json topo;
+    named_here(path, topo_pointer, [&] {
+      topo_path = io::resolve_preset("topologies", fit.topology, "");
+      topo      = io::read_json_file(topo_path);
+    });
     for (std::size_t i = 0; i < fit.constants.size(); ++i)
       if (const auto problem = constant_problem(topo, topo_path, fit.constants[i]); !problem.empty())
         throw io::InputError(path, f.child_pointer("constants") + "/" + std::to_string(i), problem);
     for (std::size_t i = 0; i < fit.tables.size(); ++i)
-      (void)load_experiment(io::resolve_preset("experiments", fit.tables[i],
-                                               path + ": " + f.child_pointer("tables") + "/" + std::to_string(i)));
+      named_here(path, f.child_pointer("tables") + "/" + std::to_string(i),
+                 [&] { (void)load_experiment(io::resolve_preset("experiments", fit.tables[i], "")); });
     fits.push_back(std::move(fit));
   }
   return fits;

@@ -83,6 +83,32 @@ TEST_CASE("ccsim validate: a constant that is not a number of the topology is on
   CHECK(r.err.find(fits + ": /fits/0/constants/0: '/nic/kind' is not a positive number") != std::string::npos);
 }
 
+TEST_CASE("ccsim validate: a file the fits file names that is missing or wrong is one line at that entry", "[cli]")
+{
+  // Found by scripts/fuzz.sh fits: a table given as a path that does not exist was reported as
+  // "onebit-lamb-t/ble5: no such file", which named neither the fits file nor the entry.
+  const auto workload = std::string(CCSIM_SOURCE_DIR) + "/workloads/gpt2-xl.json";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"("topology": "v100x1-wan", "tables": ["no/such-table.json"])",
+       ": /fits/0/tables/0: no/such-table.json: no such file"},
+      {R"("topology": "v100x1-wan", "tables": ["aqsgd-table3", "no-such-table"])",
+       ": /fits/0/tables/1: unknown experiment preset 'no-such-table'"},
+      {R"("topology": "v100x1-wan", "tables": [")" + workload + R"("])",
+       ": /fits/0/tables/0: " + workload + ": "},
+      {R"("topology": "no/such-topology.json", "tables": ["aqsgd-table3"])",
+       ": /fits/0/topology: no/such-topology.json: no such file"},
+  };
+  for (const auto& [entry, expected] : cases) {
+    const auto fits = write_temp_file("validate-missing.json",
+                                      R"({"fits": [{"constants": ["/nic/effective_gbps"], )" + entry + "}]}");
+    const auto r    = run_ccsim("validate --fits " + fits);
+    INFO(entry << "\n" << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(line_count(r.err) == 1);
+    CHECK(r.err.find(fits + expected) != std::string::npos);
+  }
+}
+
 TEST_CASE("ccsim calibrate --steps: recovers a cluster's compute rate and NIC rate from its measured steps", "[cli]")
 {
   // Truth: 80 TFLOP/s sustained and 30 Gbps delivered; the base topology claims 100 and 25. Step times and all-reduce
