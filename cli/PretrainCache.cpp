@@ -96,9 +96,9 @@ Pretrained pretrained_transformer(const PretrainSpec& spec, const std::string& c
 {
   const std::string text = read_corpus(spec.corpus);
   Pretrained r;
-  r.key = fnv1a64(fmt::format("ccsim-pretrain v{} model=tiny-transformer algorithm=adam lr=0.003 steps={} batch={} "
+  r.key = fnv1a64(fmt::format("ccsim-pretrain v{} model=tiny-transformer algorithm=adam lr={} steps={} batch={} "
                               "workers={} seed={} corpus_fnv1a64={:016x}",
-                              kFormatVersion, spec.steps, spec.global_batch, spec.workers, spec.seed, fnv1a64(text)));
+                              kFormatVersion, kPretrainLr, spec.steps, spec.global_batch, spec.workers, spec.seed, fnv1a64(text)));
   std::error_code ec;
   std::filesystem::create_directories(cache_dir, ec);
   if (ec)
@@ -121,6 +121,7 @@ Pretrained pretrained_transformer(const PretrainSpec& spec, const std::string& c
   c.workers      = spec.workers;
   c.seed         = spec.seed;
   c.text         = text;
+  c.hyper        = {{"lr", kPretrainLr}};
   c.eval_every   = spec.steps; // only the final loss matters here
   numerics::Vec trained; // worker 0's final parameters (every worker holds the same after a dense all-reduce)
   c.keep_params = &trained;

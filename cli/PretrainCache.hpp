@@ -16,6 +16,13 @@
 
 namespace ccsim::cli {
 
+/// The pre-training rate (fp32 Adam, the proxy's default rate) and the fine-tuning default a tenth of it. AQ-SGD
+/// fine-tunes at 2.5e-6 to 1e-5 (appendix B, "Hyperparameter Tuning"), far below the rates models are pre-trained
+/// at; fine-tuning the proxy at its pre-training rate would move its activations as fast as training from scratch,
+/// which is the regime AQ-SGD's claim excludes (README, "What the transformer shows").
+inline constexpr double kPretrainLr = 0.003;
+inline constexpr double kFinetuneLr = 0.0003; // kPretrainLr / 10, written out so it is exactly --param lr=0.0003
+
 struct PretrainSpec {
   std::string corpus = "/usr/share/common-licenses/GPL-2";
   int steps          = 400;

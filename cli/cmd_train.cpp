@@ -104,7 +104,7 @@ int cmd_train(const std::vector<std::string>& args)
     ("gpus", po::value<std::string>(), "GPUs of the simulated cluster")
     ("workload", po::value<std::string>(), "model whose step time the simulation uses (default: the algorithm's paper model, bert-large, gpt-1.3b or gpt2-xl)")
     ("plot", po::value<std::string>(), "write loss curves (PNG + SVG) into this folder")
-    ("task", po::value<std::string>()->default_value("scratch"), "scratch (train from the random initialisation) or finetune (tiny-transformer: start every algorithm from a model pre-trained with fp32 Adam on Debian's GPL-2, cached on disk, and fine-tune on GPL-3, as AQ-SGD's runs fine-tune)")
+    ("task", po::value<std::string>()->default_value("scratch"), "scratch (train from the random initialisation) or finetune (tiny-transformer: start every algorithm from a model pre-trained with fp32 Adam on Debian's GPL-2 at lr 0.003, cached on disk, and fine-tune on GPL-3, as AQ-SGD's runs fine-tune; lr defaults to 0.0003 there)")
     ("pretrain-steps", po::value<std::string>()->default_value("400"), "with --task finetune: pre-training steps (batch 64, 16 workers, the run's seed)")
     ("cache-dir", po::value<std::string>()->value_name("DIR"), "with --task finetune: where pre-trained models are kept (default $CCSIM_CACHE_DIR, else $XDG_CACHE_HOME/ccsim, else ~/.cache/ccsim)");
   add_long_run_options(desc, /*time_limit=*/true);
@@ -175,6 +175,13 @@ int cmd_train(const std::vector<std::string>& args)
                             {"cache_key", fmt::format("{:016x}", pretrained.key)},
                             {"cache_file", pretrained.file},
                             {"from_cache", pretrained.from_cache}};
+    // Fine-tuning runs at a fine-tuning rate unless --param lr says otherwise (PretrainCache.hpp, kFinetuneLr).
+    const bool lr_given = hyper.count("lr") != 0;
+    if (!lr_given)
+      hyper["lr"] = kFinetuneLr;
+    task_doc["lr"]        = hyper.at("lr");
+    task_doc["lr_source"] = lr_given ? "--param lr"
+                                     : fmt::format("fine-tuning default: a tenth of the pre-training rate {}", kPretrainLr);
   }
 
   nlohmann::json runs = nlohmann::json::array();

@@ -25,9 +25,11 @@ nlohmann::json train_json(const std::string& args)
 TEST_CASE("Convergence: fine-tuning the pre-trained transformer with pp = 4 / AQ-SGD at fw2/bw4 matches fp32 - DirectQ does not",
           "[cli]")
 {
-  // 400 steps of fp32 Adam on GPL-2, then 200 fine-tuning steps on GPL-3 (batch 64, seed 1); the pre-trained model is
-  // kept beside the test binary, so a second ctest run reads it. From scratch the same comparison leaves AQ-SGD 9 %
-  // behind (README): the paper's regime is fine-tuning, where each example's activations change slowly.
+  // 400 steps of fp32 Adam on GPL-2 at lr 3e-3, then 200 fine-tuning steps on GPL-3 at the fine-tuning default lr 3e-4
+  // (batch 64, seed 1); the pre-trained model is kept beside the test binary, so a second ctest run reads it.
+  // Measured on an Intel Xeon: fp32 2.7022, AQ-SGD 2.7052 (+0.1 %), DirectQ 2.8241 (+4.5 %). Fine-tuned at the
+  // pre-training rate instead, AQ-SGD is 4.8 % behind (DirectQ 7.6 %), and from scratch 9 % (README): the claim needs
+  // what AQ-SGD's runs have, a pre-trained model moved slowly.
   const auto cache = (std::filesystem::path(CCSIM_BINARY).parent_path() / "pretrain-cache").string();
   const auto doc   = train_json("--task finetune --algorithm fp32-pipeline,aq-sgd,directq --param pp=4 --cache-dir " +
                               cache);
@@ -35,15 +37,30 @@ TEST_CASE("Convergence: fine-tuning the pre-trained transformer with pp = 4 / AQ
   for (const auto& run : doc["runs"])
     loss[run["algorithm"].get<std::string>()] = run["final_loss"].get<double>();
   const double fp32 = loss.at("fp32-pipeline");
-  // The same code and seed give different floating-point trajectories on different machines of this kind (the
-  // same code's MLP Adam run ends at 0.550916 on the AMD EPYC that wrote workloads/evidence, 0.550349 on an Intel Xeon):
-  // AQ-SGD ended 2.8 % above fp32 there (DirectQ 10.3 %) and 4.8 % on the Xeon (DirectQ 7.6 %). The issue's 3 % is met on one
-  // machine only, so the test holds what both show: AQ-SGD within 5 %, DirectQ over 6 % and further off than AQ-SGD.
   const double aq = (loss.at("aq-sgd") - fp32) / fp32, direct = (loss.at("directq") - fp32) / fp32;
-  CHECK(aq < 0.05);
-  CHECK(direct > 0.06);
-  CHECK(direct > aq);
-  CHECK(doc["runs"][0]["task"]["pretrain"]["steps"] == 400);
+  CHECK(aq < 0.03);              // the issue's "within 3 %"
+  CHECK(direct > 0.03);          // "clearly worse": outside the same band,
+  CHECK(direct - aq > 0.02);     // and at least 2 points behind AQ-SGD
+  const auto& task = doc["runs"][0]["task"];
+  CHECK(task["pretrain"]["steps"] == 400);
+  CHECK(task["lr"].get<double>() == Approx(3e-4).epsilon(1e-12));
+}
+
+TEST_CASE("ccsim train --task finetune: lr defaults to a tenth of the pre-training rate - --param lr overrides it",
+          "[cli]")
+{
+  const auto cache = (ccsim::test::temp_dir() / "pretrain-cache-lr").string();
+  const std::string args = "--task finetune --algorithm adam --steps 2 --pretrain-steps 3 --cache-dir " + cache;
+  const auto by_default  = train_json(args);
+  CHECK(by_default["task"]["lr"].get<double>() == Approx(3e-4).epsilon(1e-12));
+  CHECK(by_default["task"]["lr_source"].get<std::string>().find("a tenth of the pre-training rate 0.003") !=
+        std::string::npos);
+  const auto same = train_json(args + " --param lr=0.0003");
+  CHECK(same["final_loss"] == by_default["final_loss"]); // the default is exactly --param lr=0.0003
+  CHECK(same["task"]["lr_source"] == "--param lr");
+  const auto given = train_json(args + " --param lr=0.003");
+  CHECK(given["task"]["lr"].get<double>() == Approx(3e-3).epsilon(1e-12));
+  CHECK(given["final_loss"] != by_default["final_loss"]);
 }
 
 TEST_CASE("ccsim train --task finetune: the pre-trained model is cached by its settings and a damaged file is trained again",
