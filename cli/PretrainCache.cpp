@@ -98,7 +98,8 @@ Pretrained pretrained_transformer(const PretrainSpec& spec, const std::string& c
   Pretrained r;
   r.key = fnv1a64(fmt::format("ccsim-pretrain v{} model=tiny-transformer algorithm=adam lr={} steps={} batch={} "
                               "workers={} seed={} corpus_fnv1a64={:016x}",
-                              kFormatVersion, kPretrainLr, spec.steps, spec.global_batch, spec.workers, spec.seed, fnv1a64(text)));
+                              kFormatVersion, kPretrainLr, spec.steps, spec.global_batch, spec.workers, spec.seed,
+                              fnv1a64(text)));
   std::error_code ec;
   std::filesystem::create_directories(cache_dir, ec);
   if (ec)

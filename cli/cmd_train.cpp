@@ -180,8 +180,8 @@ int cmd_train(const std::vector<std::string>& args)
     if (!lr_given)
       hyper["lr"] = kFinetuneLr;
     task_doc["lr"]        = hyper.at("lr");
-    task_doc["lr_source"] = lr_given ? "--param lr"
-                                     : fmt::format("fine-tuning default: a tenth of the pre-training rate {}", kPretrainLr);
+    task_doc["lr_source"] =
+        lr_given ? "--param lr" : fmt::format("fine-tuning default: a tenth of the pre-training rate {}", kPretrainLr);
   }
 
   nlohmann::json runs = nlohmann::json::array();
