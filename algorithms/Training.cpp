@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <stdexcept>
 
@@ -45,13 +46,25 @@ numerics::Vec initial_params_of(const TrainConfig& c, numerics::Vec fresh)
   return *c.initial;
 }
 
+namespace {
+/// Overflowed parameters give a NaN held-out loss (CrossEntropy.cpp). The run goes on (its cost is the same); the
+/// first evaluated step that shows it is what `ccsim train` reports instead of a loss.
+void note_divergence(TrainResult& r)
+{
+  if (r.diverged_step < 0 && !std::isfinite(r.loss_curve.back().second))
+    r.diverged_step = r.loss_curve.back().first;
+}
+} // namespace
+
 bool go_on_after(const TrainConfig& c, int step, TrainResult& r, const std::function<double()>& eval)
 {
   r.steps_done = step;
+  note_divergence(r);
   if (!c.on_step || c.on_step(step, r.loss_curve.back().second))
     return true;
   if (r.loss_curve.back().first != step)
     r.loss_curve.emplace_back(step, eval());
+  note_divergence(r);
   return false;
 }
 

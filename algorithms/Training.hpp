@@ -50,6 +50,7 @@ struct TrainResult {
   std::vector<std::string> step_phase;              // phase of every step ("warmup", "compressed", "dense")
   std::uint64_t bytes_per_worker = 0;               // bytes one worker put on the wire (packed buffers)
   int steps_done = 0;                               // == steps unless on_step stopped the run early
+  int diverged_step = -1;                           // first evaluated step whose held-out loss is not finite, or -1
   double wall_s = 0;
 };
 

@@ -11,7 +11,8 @@ TrainResult train_sharded(const TrainConfig& config);
 /// fp32-pipeline, directq, aq-sgd. Hyper: lr, pp (4), fw_bits (2), bw_bits (4).
 TrainResult train_pipeline(const TrainConfig& config);
 
-/// After step `step` of every loop: asks config.on_step whether to go on. When not, closes the loss curve at this step
+/// After step `step` of every loop: notes the first evaluated step whose held-out loss is not finite
+/// (result.diverged_step), then asks config.on_step whether to go on. When not, closes the loss curve at this step
 /// (calling `eval` unless the step was just evaluated) and returns false; the loop then breaks.
 bool go_on_after(const TrainConfig& config, int step, TrainResult& result, const std::function<double()>& eval);
 

@@ -230,6 +230,8 @@ int cmd_train(const std::vector<std::string>& args)
                           {"bytes_per_worker", r.bytes_per_worker}, {"wall_s", r.wall_s},
                           {"steps_done", r.steps_done},  {"complete", r.steps_done == cfg.steps},
                           {"task", task_doc}};
+    // A run whose parameters overflowed has no loss to report (final_loss and the curve's later points are null).
+    run["diverged_at_step"] = r.diverged_step >= 0 ? nlohmann::json(r.diverged_step) : nlohmann::json(nullptr);
     if (vm.count("topology") != 0 && stopped.empty()) {
       nlohmann::json times;
       try {
@@ -278,7 +280,9 @@ int cmd_train(const std::vector<std::string>& args)
   for (const auto& run : runs)
     t.add_row({run["algorithm"].get<std::string>() +
                    (run["complete"].get<bool>() ? "" : fmt::format(" (step {})", run["steps_done"].get<int>())),
-               format_number(run["final_loss"].get<double>(), 5),
+               run["diverged_at_step"].is_null()
+                   ? format_number(run["final_loss"].get<double>(), 5)
+                   : fmt::format("diverged (not finite from step {})", run["diverged_at_step"].get<int>()),
                format_number(run["bytes_per_worker"].get<double>() / 1e6), format_number(run["wall_s"].get<double>(), 3)});
   t.print(std::cout);
   if (!stopped.empty())

@@ -2,6 +2,7 @@
 #include "workloads/proxy/Mlp.hpp"
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 namespace ccsim::workloads {
@@ -63,6 +64,8 @@ double Mlp::loss(const Vec& p, const Mat& x, const std::vector<int>& labels, Vec
   double total  = 0;
   for (long j = 0; j < n; ++j) {
     const float mx = z.col(j).maxCoeff();
+    if (!std::isfinite(mx)) // overflowed parameters: NaN, not the 1e-12 floor's 27.63 (CrossEntropy.cpp)
+      total = std::numeric_limits<double>::quiet_NaN();
     z.col(j)       = (z.col(j).array() - mx).exp().matrix();
     const float s  = z.col(j).sum();
     z.col(j) /= s;
