@@ -69,7 +69,7 @@ def drop_unknown(cmd, algorithm):
 
 def steps_to(curve, target):
     for step, loss in curve:
-        if loss <= target:
+        if loss is not None and loss <= target:  # null: the parameters overflowed (diverged_at_step)
             return step
     return None
 
@@ -81,6 +81,9 @@ for fam in FAMILIES:
     for alg in fam["algorithms"]:
         cmd, run = (base_cmd, base) if alg == fam["baseline"] else train(alg, fam, 2 * fam["steps"])
         s = steps_to(run["loss_curve"], target)
+        if run["final_loss"] is None:
+            sys.exit(f"convergence-evidence: {alg} diverged (not finite from step {run['diverged_at_step']}); "
+                     "the evidence file needs a finite final loss per row")
         row = {"algorithm": alg, "family": fam["family"], "baseline": fam["baseline"], "proxy": fam["proxy"],
                "target_loss": round(target, 6), "baseline_steps_to_target": base_steps,
                "steps_to_target": s, "converges": s is not None,
