@@ -14,9 +14,10 @@ double column_cross_entropy(const Eigen::MatrixXf& logits, const std::vector<int
   for (long j = 0; j < z.cols(); ++j) {
     // Non-finite logits (parameters that overflowed) make the loss NaN: the 1e-12 floor below would otherwise turn
     // a NaN probability into a plausible-looking loss of 27.63 (std::max(1e-12f, NaN) is 1e-12f).
-    if (!std::isfinite(z.col(j).maxCoeff()))
+    const float mx = z.col(j).maxCoeff();
+    if (!std::isfinite(mx))
       total = std::numeric_limits<double>::quiet_NaN();
-    z.col(j) = (z.col(j).array() - z.col(j).maxCoeff()).exp().matrix();
+    z.col(j) = (z.col(j).array() - mx).exp().matrix();
     z.col(j) /= z.col(j).sum();
     total -= std::log(std::max(1e-12f, z(labels[static_cast<std::size_t>(j)], j)));
   }

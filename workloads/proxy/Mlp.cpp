@@ -1,8 +1,9 @@
 // Hand-written forward/backward of the MLP proxy (checked against finite differences in the tests).
 #include "workloads/proxy/Mlp.hpp"
 
+#include "workloads/proxy/CrossEntropy.hpp"
+
 #include <cmath>
-#include <limits>
 #include <random>
 
 namespace ccsim::workloads {
@@ -53,29 +54,16 @@ void Mlp::sample(int n, std::uint64_t shard, std::uint64_t step, Mat& x, std::ve
 
 double Mlp::loss(const Vec& p, const Mat& x, const std::vector<int>& labels, Vec* grad) const
 {
-  const long n = x.cols();
   const Eigen::Map<const Mat> W1(p.data(), hid_, in_);
   const Eigen::Map<const Vec> b1(p.data() + layout_[1].offset, hid_);
   const Eigen::Map<const Mat> W2(p.data() + layout_[2].offset, out_, hid_);
   const Eigen::Map<const Vec> b2(p.data() + layout_[3].offset, out_);
   const Mat pre = (W1 * x).colwise() + b1;
   const Mat h   = pre.cwiseMax(0.0f);
-  Mat z         = (W2 * h).colwise() + b2;
-  double total  = 0;
-  for (long j = 0; j < n; ++j) {
-    const float mx = z.col(j).maxCoeff();
-    if (!std::isfinite(mx)) // overflowed parameters: NaN, not the 1e-12 floor's 27.63 (CrossEntropy.cpp)
-      total = std::numeric_limits<double>::quiet_NaN();
-    z.col(j)       = (z.col(j).array() - mx).exp().matrix();
-    const float s  = z.col(j).sum();
-    z.col(j) /= s;
-    total -= std::log(std::max(1e-12f, z(labels[static_cast<std::size_t>(j)], j)));
-  }
+  const Mat z   = (W2 * h).colwise() + b2;
+  Mat dz; // (softmax - onehot) / batch
+  const double mean = column_cross_entropy(z, labels, grad != nullptr ? &dz : nullptr);
   if (grad != nullptr) {
-    Mat dz = z; // softmax - onehot, / n
-    for (long j = 0; j < n; ++j)
-      dz(labels[static_cast<std::size_t>(j)], j) -= 1.0f;
-    dz /= static_cast<float>(n);
     grad->resize(static_cast<long>(size_));
     Eigen::Map<Mat> gW1(grad->data(), hid_, in_);
     Eigen::Map<Vec> gb1(grad->data() + layout_[1].offset, hid_);
@@ -87,7 +75,7 @@ double Mlp::loss(const Vec& p, const Mat& x, const std::vector<int>& labels, Vec
     gW1            = dh * x.transpose();
     gb1            = dh.rowwise().sum();
   }
-  return total / static_cast<double>(n);
+  return mean;
 }
 
 double Mlp::eval_loss(const Vec& params) const
