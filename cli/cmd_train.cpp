@@ -104,7 +104,7 @@ int cmd_train(const std::vector<std::string>& args)
     ("gpus", po::value<std::string>(), "GPUs of the simulated cluster")
     ("workload", po::value<std::string>(), "model whose step time the simulation uses (default: the algorithm's paper model, bert-large, gpt-1.3b or gpt2-xl)")
     ("plot", po::value<std::string>(), "write loss curves (PNG + SVG) into this folder")
-    ("task", po::value<std::string>()->default_value("scratch"), "scratch (train from the random initialisation) or finetune (tiny-transformer: start every algorithm from a model pre-trained with fp32 Adam on Debian's GPL-2 at lr 0.003, cached on disk, and fine-tune on GPL-3, as AQ-SGD's runs fine-tune; lr defaults to 0.0003 there)")
+    ("task", po::value<std::string>()->default_value("scratch"), fmt::format("scratch (train from the random initialisation) or finetune (tiny-transformer: start every algorithm from a model pre-trained with fp32 Adam on Debian's GPL-2 at lr {}, cached on disk, and fine-tune on GPL-3, as AQ-SGD's runs fine-tune; lr defaults to {} there)", kPretrainLr, kFinetuneLr).c_str())
     ("pretrain-steps", po::value<std::string>()->default_value("400"), "with --task finetune: pre-training steps (batch 64, 16 workers, the run's seed)")
     ("cache-dir", po::value<std::string>()->value_name("DIR"), "with --task finetune: where pre-trained models are kept (default $CCSIM_CACHE_DIR, else $XDG_CACHE_HOME/ccsim, else ~/.cache/ccsim)");
   add_long_run_options(desc, /*time_limit=*/true);
