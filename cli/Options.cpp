@@ -1,7 +1,7 @@
 // Shared option handling: the same --help/--format behaviour and error style in every subcommand.
 #include "cli/Options.hpp"
 
-#include "cli/RunControl.hpp"
+#include "api/process/RunControl.hpp"
 
 #include "sim/io/JsonInput.hpp"
 

@@ -12,7 +12,12 @@
 #include <string>
 #include <vector>
 
+namespace ccsim::api {}
+
 namespace ccsim::cli {
+
+// cli/ is written against the library (api/): its types and calls go by their plain names here.
+using namespace ccsim::api;
 
 namespace po = boost::program_options;
 
@@ -45,7 +50,7 @@ std::optional<std::int64_t> size_flag(const po::variables_map& vm, const std::st
 std::string choice_flag(const po::variables_map& vm, const std::string& name, const std::vector<std::string>& choices);
 
 /// The options of every long-running command: --quiet (no progress lines on stderr) and, when `time_limit`,
-/// --time-limit SECONDS (stop cleanly past it, exit 3: cli/RunControl.hpp).
+/// --time-limit SECONDS (stop cleanly past it, exit 3: api/process/RunControl.hpp).
 void add_long_run_options(po::options_description& desc, bool time_limit);
 /// Reads them: sets the time limit, and returns true when progress lines are wanted (no --quiet).
 bool read_long_run_options(const po::variables_map& vm);

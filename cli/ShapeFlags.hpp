@@ -3,7 +3,7 @@
 // once for every subcommand that simulates, each range-checked against sim/io/Limits.hpp.
 
 #include "cli/Options.hpp"
-#include "cli/Simulation.hpp"
+#include "api/run/Simulation.hpp"
 
 namespace ccsim::cli {
 

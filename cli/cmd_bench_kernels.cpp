@@ -2,11 +2,9 @@
 // The CPU path is the one CCSIM_SIMD / the CPU select (numerics/Simd.hpp); the table and JSON say which.
 #include "cli/Command.hpp"
 #include "numerics/SimdLevel.hpp"
-#include "cli/KernelBench.hpp"
 #include "cli/Options.hpp"
-#include "cli/Table.hpp"
-#include "numerics/cuda/Device.hpp"
-#include "numerics/cuda/KernelBenchCuda.hpp"
+#include "api/output/Table.hpp"
+#include "api/run/Backends.hpp"
 #include "sim/io/JsonInput.hpp"
 
 #include <fmt/format.h>
@@ -35,16 +33,7 @@ int cmd_bench_kernels(const std::vector<std::string>& args)
   const auto threads = static_cast<std::size_t>(*integer_flag(vm, "threads", io::Range{1, 1024}));
   if (backend != "cpu" && !vm["threads"].defaulted())
     throw io::InputError("--threads", "", "only the cpu backend uses threads");
-  std::vector<KernelRate> rows;
-  if (backend == "cpu") {
-    rows = bench_cpu(bytes, repeats, threads);
-  } else {
-    if (numerics::cuda::device_count() == 0)
-      throw io::InputError("--backend", "", numerics::cuda::built_with_cuda() ? "cuda: no CUDA device found"
-                                                                               : "cuda: ccsim was built without CUDA");
-    for (const auto& r : numerics::cuda::bench_kernels(bytes, repeats))
-      rows.push_back({r.kernel, "cuda", r.bytes, r.gbps});
-  }
+  const auto rows = bench_kernels(backend, bytes, repeats, threads);
   const double memcpy_gbps = rows.front().gbps;
   if (format == Format::JSON) {
     nlohmann::json doc = {{"simd", numerics::to_string(numerics::simd_level())},

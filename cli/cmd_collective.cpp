@@ -2,11 +2,10 @@
 // (size count type redop root time algbw busbw #wrong, out-of-place and in-place) so a user can lay the simulated
 // table beside the one all_reduce_perf printed on the real cluster; `ccsim calibrate` reads the same text.
 #include "algorithms/CollectiveOps.hpp"
-#include "cli/CollectiveSweep.hpp"
+#include "api/run/CollectiveSweep.hpp"
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
 #include "cli/Progress.hpp"
-#include "cli/Simulation.hpp"
 #include "sim/StepEngine.hpp"
 #include "sim/io/JsonInput.hpp"
 
@@ -18,26 +17,12 @@
 namespace ccsim::cli {
 
 namespace {
-struct SweepRow {
-  std::uint64_t bytes = 0;
-  double seconds      = 0;
-};
-
 std::string op_names()
 {
   std::string s;
   for (const auto& b : algorithms::collective_benches())
     s += (s.empty() ? "" : "|") + b.name;
   return s;
-}
-
-/// nccl-tests' sizes: minbytes, then times the factor (or plus minbytes when the factor is 1) up to maxbytes.
-std::vector<std::uint64_t> sweep_sizes(std::uint64_t lo, std::uint64_t hi, std::uint64_t factor)
-{
-  std::vector<std::uint64_t> sizes;
-  for (std::uint64_t s = lo; s <= hi; s = factor > 1 ? s * factor : s + lo)
-    sizes.push_back(s);
-  return sizes;
 }
 
 std::string bandwidth_text(double gbps)
@@ -90,39 +75,33 @@ int cmd_collective(const std::vector<std::string>& args)
       throw io::InputError("--gpus", "", fmt::format("{} GPUs requested but topology {} has {}", n, topo.name,
                                                      topo.max_gpus()));
 
-  const auto sizes  = sweep_sizes(lo, hi, factor);
-  nlohmann::json rows = nlohmann::json::array();
-  double busbw_sum    = 0, wall_s = 0;
-  std::uint64_t events = 0;
+  const auto sizes = sweep_sizes(lo, hi, factor);
+  std::vector<int> ranks;
+  for (const auto n : rank_counts)
+    ranks.push_back(static_cast<int>(n));
   Progress line("ccsim collective", progress);
-  for (const auto n64 : rank_counts) {
-    const int gpus         = static_cast<int>(n64);
-    const std::string what = fmt::format("{} {}, {} ranks", bench->name, fidelity == sim::Fidelity::EXACT ? "exact" : "fast", gpus);
-    const auto result      = simulate_sweep(topo, *bench, gpus, sizes, fidelity, vm["with-kernels"].as<bool>(),
-                                            [&](std::uint64_t done, std::uint64_t total) {
-                                         line.update(what, static_cast<double>(done), static_cast<double>(total), "messages");
-                                       });
-    const double bus  = algorithms::bus_bandwidth_factor(*bench, gpus);
-    wall_s += result.wall_s;
-    events += result.events;
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-      const double t     = result.seconds[i];
-      const double algbw = t > 0 ? static_cast<double>(sizes[i]) / 1e9 / t : 0; // GB/s = 1e9 bytes/s (nccl-tests)
-      busbw_sum += algbw * bus;
-      rows.push_back({{"ranks", gpus},
-                      {"size", sizes[i]},
-                      {"count", sizes[i] / 4},
-                      {"type", "float"},
-                      {"redop", bench->nccl_redop},
-                      {"root", -1},
-                      {"time_us", t * 1e6},
-                      {"algbw_gbps", algbw},
-                      {"busbw_gbps", algbw * bus}});
-    }
-  }
-  line.finish();
-  const double avg_busbw = busbw_sum / static_cast<double>(rows.size());
   const char* fidelity_name = fidelity == sim::Fidelity::EXACT ? "exact" : "fast";
+  const auto table          = run_collective_bench(topo, *bench, ranks, sizes, fidelity, vm["with-kernels"].as<bool>(),
+                                                   [&](int gpus, std::uint64_t done, std::uint64_t total) {
+                                            line.update(fmt::format("{} {}, {} ranks", bench->name, fidelity_name, gpus),
+                                                        static_cast<double>(done), static_cast<double>(total),
+                                                        "messages");
+                                          });
+  line.finish();
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : table.rows)
+    rows.push_back({{"ranks", r.ranks},
+                    {"size", r.size},
+                    {"count", r.size / 4},
+                    {"type", "float"},
+                    {"redop", bench->nccl_redop},
+                    {"root", -1},
+                    {"time_us", r.time_us},
+                    {"algbw_gbps", r.algbw_gbytes_per_s},
+                    {"busbw_gbps", r.busbw_gbytes_per_s}});
+  const double avg_busbw = table.avg_busbw_gbytes_per_s;
+  const double wall_s    = table.wall_s;
+  const auto events      = table.events;
 
   if (format == "json") {
     nlohmann::json doc = {{"op", bench->name},

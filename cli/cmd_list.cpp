@@ -3,7 +3,7 @@
 #include "algorithms/Registry.hpp"
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
-#include "cli/Table.hpp"
+#include "api/output/Table.hpp"
 #include "sim/io/JsonInput.hpp"
 
 #include <fmt/format.h>

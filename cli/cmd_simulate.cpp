@@ -1,14 +1,15 @@
 // `ccsim simulate`: predict step time, throughput and breakdown of one configuration.
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
-#include "cli/PlotOutput.hpp"
-#include "cli/OutputFile.hpp"
+#include "api/output/PlotOutput.hpp"
+#include "api/output/OutputFile.hpp"
 #include "cli/Progress.hpp"
-#include "cli/RunControl.hpp"
-#include "cli/Spawn.hpp"
+#include "api/process/RunControl.hpp"
+#include "api/process/Spawn.hpp"
 #include "cli/ShapeFlags.hpp"
-#include "cli/Simulation.hpp"
-#include "cli/Table.hpp"
+#include "api/run/ReportJson.hpp"
+#include "api/run/Simulation.hpp"
+#include "api/output/Table.hpp"
 #include "sim/io/JsonInput.hpp"
 
 #include <fmt/format.h>
@@ -19,51 +20,41 @@
 namespace ccsim::cli {
 
 namespace {
-void print_table(const nlohmann::json& doc)
+void print_table(const SimulationReport& r)
 {
-  const auto& cfg = doc["config"];
+  const auto& cfg = r.config;
   std::cout << fmt::format("{} on {} x {} ({}), {} GPUs = dp {} x tp {} x pp {}, batch {} (micro {} x {} accum.), {} network at {:.3g} Gbps/node\n",
-                           cfg["algorithm"].get<std::string>(), cfg["workload"].get<std::string>(),
-                           cfg["topology"].get<std::string>(), doc["sim"]["fidelity"].get<std::string>(),
-                           cfg["gpus"].get<int>(), cfg["dp"].get<int>(), cfg["tp"].get<int>(), cfg["pp"].get<int>(),
-                           cfg["global_batch"].get<std::uint64_t>(), cfg["micro_batch"].get<std::uint64_t>(),
-                           cfg["grad_accumulation"].get<int>(), cfg["network_model"].get<std::string>(),
-                           cfg["inter_node_gbps"].get<double>());
+                           cfg.algorithm, cfg.workload, cfg.topology, r.fidelity, cfg.gpus, cfg.dp, cfg.tp, cfg.pp,
+                           cfg.global_batch, cfg.micro_batch, cfg.grad_accumulation, cfg.network_model,
+                           cfg.inter_node_gbps);
   Table t({"phase", "fraction", "step (s)", "samples/s", "compute (s)", "comm (s)", "exposed comm (s)",
            "compression (s)", "optimizer (s)", "allreduce (ms)", "inter-node (MB/GPU)"});
-  auto row = [&](const std::string& name, double fraction, const nlohmann::json& p, const nlohmann::json& b,
-                 const nlohmann::json& bytes) {
-    t.add_row({name, format_number(fraction, 3), format_number(p["step_time_s"].get<double>()),
-               format_number(p["samples_per_s"].get<double>()), format_number(b["compute_s"].get<double>()),
-               format_number(b["comm_s"].get<double>()), format_number(b["exposed_comm_s"].get<double>()),
-               format_number(b["compression_s"].get<double>()), format_number(b["optimizer_s"].get<double>()),
-               format_number(b["allreduce_ms"].get<double>()),
-               format_number(bytes["inter_node"].get<double>() / 1e6)});
+  auto row = [&](const std::string& name, double fraction, double step, double samples, const TimeBreakdown& b,
+                 const BytesPerGpu& bytes) {
+    t.add_row({name, format_number(fraction, 3), format_number(step), format_number(samples),
+               format_number(b.compute_s), format_number(b.comm_s), format_number(b.exposed_comm_s),
+               format_number(b.compression_s), format_number(b.optimizer_s), format_number(b.allreduce_ms),
+               format_number(bytes.inter_node / 1e6)});
   };
-  for (const auto& p : doc["phases"])
-    row(p["name"].get<std::string>(), p["fraction"].get<double>(), p, p["breakdown"], p["bytes_per_gpu"]);
-  if (doc["phases"].size() > 1)
-    row("whole run", 1.0, doc, doc["breakdown"], doc["bytes_per_gpu"]);
+  for (const auto& p : r.phases)
+    row(p.name, p.fraction, p.step_time_s, p.samples_per_s, p.breakdown, p.bytes_per_gpu);
+  if (r.phases.size() > 1)
+    row("whole run", 1.0, r.step_time_s, r.samples_per_s, r.breakdown, r.bytes_per_gpu);
   t.print(std::cout);
   std::cout << fmt::format("throughput {:.4g} samples/s, {:.3g} TFLOP/s per GPU; simulated {} messages in {:.3f} s wall\n",
-                           doc["samples_per_s"].get<double>(), doc["tflops_per_gpu"].get<double>(),
-                           doc["sim"]["events"].get<std::uint64_t>(), doc["sim"]["wall_s"].get<double>());
-  if (doc["config"].contains("stragglers"))
+                           r.samples_per_s, r.tflops_per_gpu, r.events, r.wall_s);
+  if (cfg.stragglers)
     std::cout << fmt::format("stragglers: compute {:.4g}x the uniform cluster's; the average GPU waits {:.4g} s per step "
                              "for the slowest\n",
-                             doc["config"]["stragglers"]["compute_factor"].get<double>(),
-                             doc["breakdown"]["straggler_wait_s"].get<double>());
-  const auto& mem = doc["memory"];
-  std::cout << fmt::format("memory {:.1f} GB per GPU{} (fits: {})\n", doc["memory_gb_per_gpu"].get<double>(),
-                           mem["activation_recomputation"].get<bool>() ? " with activation recomputation" : "",
-                           mem["capacity_gb"].is_null() ? mem["fits"].get<std::string>()
-                                                        : fmt::format("{} of {:.0f} GB", mem["fits"].get<std::string>(),
-                                                                      mem["capacity_gb"].get<double>()));
-  if (doc.contains("links")) {
+                             cfg.stragglers->compute_factor, r.straggler_wait_s);
+  const auto& mem = r.memory;
+  std::cout << fmt::format("memory {:.1f} GB per GPU{} (fits: {})\n", r.memory_gb_per_gpu,
+                           mem.activation_recomputation ? " with activation recomputation" : "",
+                           !mem.capacity_gb ? mem.fits : fmt::format("{} of {:.0f} GB", mem.fits, *mem.capacity_gb));
+  if (r.links) {
     Table l({"busiest link", "bytes (MB)", "utilisation (%)"});
-    for (const auto& link : doc["links"])
-      l.add_row({link["link"].get<std::string>(), format_number(link["bytes"].get<double>() / 1e6),
-                 format_number(100 * link["utilisation"].get<double>(), 3)});
+    for (const auto& link : *r.links)
+      l.add_row({link.link, format_number(link.bytes / 1e6), format_number(100 * link.utilisation, 3)});
     std::cout << "\n";
     l.print(std::cout);
   }
@@ -134,9 +125,9 @@ int cmd_simulate(const std::vector<std::string>& args)
   Progress line("ccsim simulate", progress);
   const std::string what = fmt::format("{} {}, {} GPUs", req.algorithm, req.fidelity, req.gpus);
   std::uint64_t done = 0, total = 0;
-  nlohmann::json doc;
+  SimulationReport report;
   try {
-    doc = run_simulation_isolated(req, [&](std::uint64_t d, std::uint64_t t) {
+    report = run_simulation_isolated(req, [&](std::uint64_t d, std::uint64_t t) {
       done = d, total = t;
       line.update(what, static_cast<double>(d), static_cast<double>(t), "messages");
     });
@@ -147,15 +138,16 @@ int cmd_simulate(const std::vector<std::string>& args)
   }
   line.finish();
   if (req.trace) {
-    write_output_file(vm["trace"].as<std::string>(), io::dump_json(doc["trace"]) + "\n", "--trace");
-    doc.erase("trace");
+    write_output_file(vm["trace"].as<std::string>(), io::dump_json(*report.trace) + "\n", "--trace");
+    report.trace.reset();
   }
   if (vm.count("plot") != 0)
-    plot_into(vm["plot"].as<std::string>(), "simulate.json", doc, "link_heatmap.py", "simulate", "the link heat map");
+    plot_into(vm["plot"].as<std::string>(), "simulate.json", to_json(report), "link_heatmap.py", "simulate",
+              "the link heat map");
   if (format == Format::JSON)
-    std::cout << io::dump_json(doc, 2) << "\n";
+    std::cout << io::dump_json(to_json(report), 2) << "\n";
   else
-    print_table(doc);
+    print_table(report);
   return 0;
 }
 

@@ -2,8 +2,8 @@
 // InputError (one line, exit 2), a stopped run (one line, exit 3 past --time-limit, 130 on SIGINT, 143 on SIGTERM)
 // and anything unexpected (one line, exit 1), flush stdout.
 #include "cli/Command.hpp"
+#include "api/process/RunControl.hpp"
 #include "numerics/SimdLevel.hpp"
-#include "cli/RunControl.hpp"
 #include "sim/io/JsonInput.hpp"
 
 #include <cstdlib>
@@ -38,7 +38,7 @@ int main(int argc, char** argv)
     std::cout << "ccsim 0.1.0\n";
     return 0;
   }
-  ccsim::cli::install_stop_handlers();
+  ccsim::api::install_stop_handlers();
   const std::vector<std::string> args(argv + 2, argv + argc);
   for (const auto& c : ccsim::cli::commands()) {
     if (name != c.name)
@@ -54,10 +54,10 @@ int main(int argc, char** argv)
         throw ccsim::io::InputError("CCSIM_SYMMETRY", "", ccsim::io::echo(sym) + " is not one of: on, off");
       const int rc = c.run(args);
       std::cout.flush();
-      if (rc == 0 && ccsim::cli::stop_signal() != 0) // a signal came after the last check (e.g. while plotting)
-        throw ccsim::cli::stop_exception("");
+      if (rc == 0 && ccsim::api::stop_signal() != 0) // a signal came after the last check (e.g. while plotting)
+        throw ccsim::api::stop_exception("");
       return rc;
-    } catch (const ccsim::cli::RunStopped& e) {
+    } catch (const ccsim::api::RunStopped& e) {
       // What finished is already written (experiment results, a train run's finished part); one line says where.
       std::cout.flush();
       std::cerr << "ccsim " << name << ": " << e.what() << "\n";

@@ -46,7 +46,11 @@ std::string to_string(NetworkModel m)
 
 Topology load_topology(const std::string& path)
 {
-  const auto doc = io::read_json_file(path);
+  return topology_from_json(io::read_json_file(path), path);
+}
+
+Topology topology_from_json(const nlohmann::json& doc, const std::string& path)
+{
   const io::JsonObject root(doc, path);
   root.allow_only({"name", "software", "gpu", "gpus_per_node", "max_nodes", "intra_node", "nic", "fabric",
                    "network_model", "tcp_window_bytes", "nodes"});

@@ -3,6 +3,8 @@
 // the intra-node fabric, the NICs and the fabric between nodes, and the network model. Units are SI here;
 // the loader converts *_gbps (1e9 bit/s) and *_us once.
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -92,6 +94,9 @@ struct Topology {
 
 /// Loads and validates a topology file; errors are io::InputError "FILE: /json/path: problem".
 Topology load_topology(const std::string& path);
+/// The same for a document already in memory (a Python dict, a refit's trial constants): `path` names it in errors,
+/// and its stem names the topology when the document has no "name".
+Topology topology_from_json(const nlohmann::json& doc, const std::string& path);
 
 /// --bandwidth-gbps: the nominal inter-node bandwidth of a node becomes this (all NICs together, in the
 /// topology's own Mbit unit); the delivered share (effective / nominal) measured on the cluster is kept.

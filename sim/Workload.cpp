@@ -39,7 +39,11 @@ std::optional<double> Workload::find_optimizer(const std::string& gpu, const std
 
 Workload load_workload(const std::string& path)
 {
-  const auto doc = io::read_json_file(path);
+  return workload_from_json(io::read_json_file(path), path);
+}
+
+Workload workload_from_json(const nlohmann::json& doc, const std::string& path)
+{
   const io::JsonObject root(doc, path);
   root.allow_only({"name", "family", "params", "layers", "hidden", "heads", "seq_len", "vocab", "tensors",
                    "flops_per_sample", "grad_bytes", "compute", "optimizer_s", "defaults"});

@@ -2,6 +2,8 @@
 // A model to simulate (workloads/*.json): its size, its FLOPs, and the per-micro-batch compute times the
 // papers measured on each GPU type. Loaded once, validated with JSON paths in every error.
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -62,5 +64,8 @@ struct Workload {
 
 /// Loads and validates a workload file; throws io::InputError with FILE: /path: problem.
 Workload load_workload(const std::string& path);
+/// The same for a document already in memory (a Python dict, a refit's trial constants): `path` names it in errors,
+/// and its stem names the workload when the document has no "name".
+Workload workload_from_json(const nlohmann::json& doc, const std::string& path);
 
 } // namespace ccsim::sim

@@ -1,6 +1,6 @@
 // The CUDA kernel benchmark behind `ccsim bench-kernels --backend cuda`: the launchers of the twin kernels
 // (OnebitPack.cuh, GroupQuantizer.cuh, Hadamard.cuh, Sparsifiers.cuh, ActivationQuantizer.cuh) timed with CUDA
-// events on device-resident buffers, in the CPU benchmark's order and names (cli/KernelBench.cpp).
+// events on device-resident buffers, in the CPU benchmark's order and names (numerics/KernelBench.cpp).
 #include "numerics/cuda/KernelBenchCuda.hpp"
 
 #include "numerics/cuda/ActivationQuantizer.cuh"

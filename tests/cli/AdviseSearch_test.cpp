@@ -1,5 +1,5 @@
 // `advise --search`: the splits it tries (hand-enumerated) and what it reports of them.
-#include "cli/ShapeSearch.hpp"
+#include "api/advise/ShapeSearch.hpp"
 #include "tests/support/RunCcsim.hpp"
 
 #include <algorithm>
@@ -17,7 +17,7 @@ using ccsim::test::run_ccsim;
 namespace {
 using Split = std::tuple<int, int, std::uint64_t>; // tp, pp, micro-batch
 
-std::set<Split> splits(const std::vector<cli::ShapeCandidate>& c)
+std::set<Split> splits(const std::vector<api::ShapeCandidate>& c)
 {
   std::set<Split> out;
   for (const auto& x : c)
@@ -49,7 +49,7 @@ TEST_CASE("ShapeSearch: 8 GPUs of 4 per node and a 4-layer model give the 30 han
   //   tp x pp = 1: dp 8, 2 per replica -> {1, 2}          tp x pp = 2 (1x2, 2x1): dp 4 -> {1, 2, 4} each
   //   tp x pp = 4 (1x4, 2x2, 4x1): dp 2 -> {1, 2, 4, 8}   tp x pp = 8 (2x4, 4x2): dp 1 -> {1, 2, 4, 8, 16}
   // = 2 + 2x3 + 3x4 + 2x5 = 30.
-  const auto c = cli::search_candidates(four_per_node(), small_model(), 8, 16, /*pipeline_algorithm=*/false);
+  const auto c = api::search_candidates(four_per_node(), small_model(), 8, 16, /*pipeline_algorithm=*/false);
   CHECK(c.size() == 30);
   const auto s = splits(c);
   CHECK(s.size() == 30); // no duplicates
@@ -64,7 +64,7 @@ TEST_CASE("ShapeSearch: pipeline algorithms need two stages and tp must divide t
 {
   auto w  = small_model();
   w.heads = 6; // tp 4 does not divide 6 heads
-  const auto c = cli::search_candidates(four_per_node(), w, 8, 16, /*pipeline_algorithm=*/true);
+  const auto c = api::search_candidates(four_per_node(), w, 8, 16, /*pipeline_algorithm=*/true);
   for (const auto& x : c) {
     CHECK(x.pp >= 2);
     CHECK(x.tp != 4);
@@ -78,7 +78,7 @@ TEST_CASE("ShapeSearch: with measured compute profiles only the profiled micro-b
   auto w = small_model();
   w.compute.push_back({"TEST", 4, 128, 1, 1, 0.01, 0.02, "", "test"});
   w.compute.push_back({"OTHER", 2, 128, 1, 1, 0.01, 0.02, "", "another GPU"});
-  const auto c = cli::search_candidates(four_per_node(), w, 8, 16, false);
+  const auto c = api::search_candidates(four_per_node(), w, 8, 16, false);
   // micro-batch 4 at tp 1: pp 2 (dp 4, 4 per replica) and pp 4 (dp 2, 8 per replica); pp 1 leaves 2 per replica.
   CHECK(splits(c) == std::set<Split>{{1, 2, 4}, {1, 4, 4}});
 }

@@ -1,7 +1,7 @@
 // `ccsim calibrate`: a round trip through a known alpha-beta cluster (simulate the "measurement" with ccsim collective
 // on known NIC constants, fit from a base topology with other constants, recover the known ones), nccl-tests' own
 // text layout, and one-line errors for what it cannot use.
-#include "cli/NcclTestsText.hpp"
+#include "api/calibration/NcclTestsText.hpp"
 #include "sim/io/JsonInput.hpp"
 #include "tests/support/RunCcsim.hpp"
 
@@ -148,7 +148,7 @@ TEST_CASE("ccsim calibrate: mutated nccl-tests lines load or are one InputError 
       std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
       INFO("column " << column << " = '" << v.substr(0, 20) << "'");
       try {
-        (void)ccsim::cli::read_nccl_tests(path);
+        (void)ccsim::api::read_nccl_tests(path);
       } catch (const ccsim::io::InputError& e) {
         const std::string msg = e.what();
         CHECK(msg.find('\n') == std::string::npos);

@@ -1,5 +1,5 @@
 // The configuration hash --resume matches results by, and the progress line's format.
-#include "cli/ConfigHash.hpp"
+#include "api/experiment/ConfigHash.hpp"
 #include "cli/Progress.hpp"
 #include "tests/support/RunCcsim.hpp"
 
@@ -11,42 +11,42 @@ using namespace ccsim;
 TEST_CASE("ConfigHash: FNV-1a 64 matches the reference test vectors", "[cli]")
 {
   // Fowler/Noll/Vo's published vectors for FNV-1a 64 (isthe.com/chongo/src/fnv/test_fnv.c).
-  CHECK(cli::fnv1a64("") == 0xcbf29ce484222325ull);
-  CHECK(cli::fnv1a64("a") == 0xaf63dc4c8601ec8cull);
-  CHECK(cli::fnv1a64("foobar") == 0x85944171f73967e8ull);
+  CHECK(api::fnv1a64("") == 0xcbf29ce484222325ull);
+  CHECK(api::fnv1a64("a") == 0xaf63dc4c8601ec8cull);
+  CHECK(api::fnv1a64("foobar") == 0x85944171f73967e8ull);
 }
 
 TEST_CASE("ConfigHash: equal requests hash equal and any field or the preset file's bytes change it", "[cli]")
 {
-  cli::SimulateRequest a;
+  api::SimulateRequest a;
   a.topology  = test::write_temp_file("hash-topology.json", R"({"name": "t"})");
   a.workload  = "bert-large";
   a.algorithm = "onebit-lamb";
   a.gpus      = 64;
-  const auto base = cli::config_hash(a);
+  const auto base = api::config_hash(a);
   CHECK(base.size() == 16);
-  CHECK(cli::config_hash(a) == base);
+  CHECK(api::config_hash(a) == base);
 
   auto b = a;
   b.gpus = 128;
-  CHECK(cli::config_hash(b) != base);
+  CHECK(api::config_hash(b) != base);
   b = a;
   b.params["k"] = "0.1";
-  CHECK(cli::config_hash(b) != base);
+  CHECK(api::config_hash(b) != base);
   b = a;
   b.bandwidth_gbps = 100;
-  CHECK(cli::config_hash(b) != base);
+  CHECK(api::config_hash(b) != base);
   b = a;
   b.fidelity = "exact";
-  CHECK(cli::config_hash(b) != base);
+  CHECK(api::config_hash(b) != base);
 
   // The hash covers what the name points at: the same name, edited file content, a different hash. (The content is
   // read once per name in a process, as one run of an experiment sees it; a second file stands for the edit here.)
   b          = a;
   b.topology = test::write_temp_file("hash-topology-edited.json", R"({"name": "t", "edited": 1})");
-  const auto edited = cli::resolved_request(b)["topology"]["content_fnv1a64"];
-  CHECK(edited != cli::resolved_request(a)["topology"]["content_fnv1a64"]);
-  CHECK(edited == fmt::format("{:016x}", cli::fnv1a64(R"({"name": "t", "edited": 1})")));
+  const auto edited = api::resolved_request(b)["topology"]["content_fnv1a64"];
+  CHECK(edited != api::resolved_request(a)["topology"]["content_fnv1a64"]);
+  CHECK(edited == fmt::format("{:016x}", api::fnv1a64(R"({"name": "t", "edited": 1})")));
 }
 
 TEST_CASE("Progress: what and done/total with percent and note and rate and elapsed and ETA in one line", "[cli]")

@@ -4,9 +4,9 @@
 // InputError line naming the file. Then a deterministic sample of the topology and workload mutations goes through
 // `ccsim simulate` end to end: exit 0 with finite numbers, or exit 2 with one `ccsim: ` line — never a crash, a
 // hang, another exit code or a multi-line reject.
-#include "cli/CalibrationFits.hpp"
-#include "cli/ConvergenceEvidence.hpp"
-#include "cli/Experiment.hpp"
+#include "api/calibration/CalibrationFits.hpp"
+#include "api/advise/ConvergenceEvidence.hpp"
+#include "api/experiment/Experiment.hpp"
 #include "sim/Topology.hpp"
 #include "sim/Workload.hpp"
 #include "sim/io/JsonInput.hpp"
@@ -193,7 +193,7 @@ TEST_CASE("Mutated presets: every workload mutation loads in range or is one lin
 
 TEST_CASE("Mutated presets: every experiment mutation loads in range or is one line naming the file", "[mutation]")
 {
-  const auto t = mutate_in_process("experiments", [](const std::string& p) { (void)ccsim::cli::load_experiment(p); });
+  const auto t = mutate_in_process("experiments", [](const std::string& p) { (void)ccsim::api::load_experiment(p); });
   WARN("experiments: " << t.accepted << " mutations loaded, " << t.rejected << " rejected");
   CHECK(t.rejected > 1000);
 }
@@ -202,7 +202,7 @@ TEST_CASE("Mutated presets: every mutation of the convergence evidence loads or 
           "[mutation]")
 {
   const auto t = mutate_in_process("workloads/evidence",
-                                   [](const std::string& p) { (void)ccsim::cli::load_convergence_evidence(p); });
+                                   [](const std::string& p) { (void)ccsim::api::load_convergence_evidence(p); });
   WARN("convergence evidence: " << t.accepted << " mutations loaded, " << t.rejected << " rejected");
   CHECK(t.rejected > 1000);
 }
@@ -211,7 +211,7 @@ TEST_CASE("Mutated presets: every mutation of the calibration fits loads or is o
           "[mutation]")
 {
   const auto t = mutate_in_process("experiments/calibration",
-                                   [](const std::string& p) { (void)ccsim::cli::load_calibration_fits(p); });
+                                   [](const std::string& p) { (void)ccsim::api::load_calibration_fits(p); });
   WARN("calibration fits: " << t.accepted << " mutations loaded, " << t.rejected << " rejected");
   CHECK(t.rejected > 100);
 }

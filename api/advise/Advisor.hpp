@@ -1,0 +1,76 @@
+#pragma once
+// `ccsim advise` as a library call: simulate every algorithm that fits the cluster and model (with `search`, at every
+// dp/tp/pp split and micro-batch of api/advise/ShapeSearch.hpp, each at its fastest) and rank them by time-to-accuracy:
+// the steps each needs to reach its family's uncompressed target loss (relative to that baseline, measured on the
+// proxy models: api/advise/ConvergenceEvidence.hpp) times its simulated time per step (warm-up phases included at their
+// share). Algorithms that do not reach the target are listed after those that do, never above one.
+
+#include "api/run/SimulateRequest.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ccsim::api {
+
+struct AdviseRequest {
+  std::string topology, workload; // presets or paths
+  /// The run's shape as given: gpus (required), global_batch, micro_batch, bandwidth_gbps.
+  SimulateRequest shape;
+  double epoch_samples = 1e6; // samples in one epoch (time per epoch = samples / throughput)
+  int jobs             = 2;   // simulations at once
+  std::string evidence_file;  // the convergence evidence (default_evidence_path())
+  bool search = false;        // every split and micro-batch per algorithm, ranked at its fastest
+  /// Progress: `done` of `total` simulations of `what` (the workload), counted in `unit` ("algorithms" or "splits").
+  std::function<void(const std::string& what, std::size_t done, std::size_t total, const std::string& unit)> on_progress;
+};
+
+/// One algorithm in the ranking, at its chosen split.
+struct RankedAlgorithm {
+  std::string algorithm;
+  double epoch_time_s = 0, samples_per_s = 0, speedup = 0;
+  double inter_node_bytes_per_gpu = 0, intra_node_bytes_per_gpu = 0;
+  std::size_t phases      = 0;
+  double memory_gb_per_gpu = 0;
+  std::string fits_memory;
+  int dp = 0, tp = 0, pp = 0;
+  std::uint64_t micro_batch = 0;
+  int grad_accumulation     = 0;
+  bool activation_recomputation = false;
+  std::optional<bool> converges;          // unknown without evidence
+  std::optional<double> time_to_accuracy_h;
+  std::optional<double> steps_ratio;
+  bool has_evidence = false;
+  std::string family, baseline, command, reason; // the evidence row (reason: why it does not converge)
+  std::size_t splits_tried = 0, splits_that_run = 0; // with search
+  std::size_t throughput_rank = 0;                   // its place by samples/s alone
+};
+
+struct CannotRun {
+  std::string algorithm;
+  std::string reason;
+};
+
+struct AdviseReport {
+  std::string title;
+  std::string workload;
+  std::string baseline; // the family's uncompressed algorithm speedups are relative to
+  double epoch_samples = 0;
+  std::string evidence_file;
+  bool search = false;
+  std::vector<RankedAlgorithm> ranking; // converging by time-to-accuracy, then no evidence, then not converging
+  std::vector<CannotRun> cannot_run;
+};
+
+/// Simulates and ranks. A bad configuration of the baseline (without search) throws io::InputError; other algorithms
+/// that cannot run are listed in cannot_run with the reason.
+AdviseReport advise(const AdviseRequest& request);
+
+/// `advise --format json`'s document.
+nlohmann::json to_json(const AdviseReport& report);
+
+} // namespace ccsim::api

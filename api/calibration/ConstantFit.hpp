@@ -1,0 +1,54 @@
+#pragma once
+// The one fitting engine behind every calibrated constant: `calibrate --nccl-tests` (NIC bandwidth and latency from a
+// collective's times), `calibrate --steps` (any constants from step times) and `validate` (refits with rows left out).
+// A model predicts every measured value from trial constants (each prediction is a batch of simulations); the engine
+// memoises the predictions and moves the constants to fit, by one of two solvers:
+// - Gauss-Newton on relative errors, for a model close to affine in its parameters (a collective's time is affine in
+//   1/bandwidth and in latency on an alpha-beta network, so one step lands and the rest confirm);
+// - coordinate descent on log errors, each coordinate a golden-section search, for any model.
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace ccsim::api {
+
+class ConstantFit {
+public:
+  /// Predicted values, one per measured value, for the given constants.
+  using Predict = std::function<std::vector<double>(const std::vector<double>& constants)>;
+
+  ConstantFit(Predict predict, std::vector<double> measured);
+
+  const std::vector<double>& measured() const { return measured_; }
+  /// The model's prediction of every measured value (memoised: each distinct set of constants is simulated once).
+  const std::vector<double>& predict(const std::vector<double>& constants);
+  /// Distinct constant sets predicted so far.
+  std::size_t evaluations() const { return memo_.size(); }
+
+  /// The constants minimising the sum over rows with use[i] of log(predicted / measured)^2 (a prediction that is not a
+  /// positive finite number counts as a factor e^10 off): coordinate descent, each coordinate a golden-section search in
+  /// log space within [start / 2, 2 x start], to 0.2 %, until a sweep moves no constant by more than that (at most 4).
+  std::vector<double> minimise_log_error(const std::vector<bool>& use, std::vector<double> start);
+
+  /// A parameter of gauss_newton: its start, how it may move, and the scales of its finite difference and of "settled".
+  struct Parameter {
+    double value;
+    enum class Bound { POSITIVE, NON_NEGATIVE } bound; // a step that would cross 0 is halved / the value is clamped at 0
+    double min_difference = 0; // the finite difference is max(1 % of the value, this)
+    double settle_scale   = 0; // settled when every change is below 1e-9 x max(|value|, this)
+  };
+  /// Gauss-Newton on the relative errors (predicted - measured) / measured of every row, with a forward-difference
+  /// Jacobian, for at most `iterations` steps or until settled. Empty when the rows do not pin every parameter down
+  /// (a singular normal matrix: some parameter does not change the predictions).
+  std::optional<std::vector<double>> gauss_newton(std::vector<Parameter> start, int iterations = 8);
+
+private:
+  Predict predict_;
+  std::vector<double> measured_;
+  std::map<std::vector<double>, std::vector<double>> memo_;
+};
+
+} // namespace ccsim::api

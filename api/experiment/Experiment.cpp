@@ -1,0 +1,202 @@
+// Experiment loading, expansion and the arithmetic of result rows (speedup, efficiency, error vs paper).
+#include "api/experiment/Experiment.hpp"
+
+#include "api/run/Metrics.hpp"
+#include "sim/io/JsonInput.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <stdexcept>
+
+namespace ccsim::api {
+
+namespace {
+const std::vector<std::string> CONFIG_KEYS = {"topology", "workload", "algorithm",      "gpus",       "global_batch",
+                                              "micro_batch", "tp",     "pp",             "bandwidth_gbps",
+                                              "latency_us",  "network_model", "fidelity", "params",
+                                              "straggler_cv", "straggler_seed"};
+
+/// Applies one config key of `obj` (an object at `ptr` in `file`) to `req` and records it in `axes`.
+void apply_key(const io::JsonObject& obj, const std::string& key, SimulateRequest& req, nlohmann::json& axes)
+{
+  if (key == "topology" || key == "workload" || key == "algorithm" || key == "network_model" || key == "fidelity") {
+    const std::string v = obj.string(key);
+    if (key == "topology")
+      req.topology = v;
+    else if (key == "workload")
+      req.workload = v;
+    else if (key == "algorithm")
+      req.algorithm = v;
+    else if (key == "network_model")
+      req.network_model = obj.choice(key, {"rdma", "tcp"});
+    else
+      req.fidelity = obj.choice(key, {"exact", "fast"});
+    axes[key] = v;
+  } else if (key == "gpus" || key == "tp" || key == "pp") {
+    const int v = static_cast<int>(obj.integer_in(key, key == "gpus" ? io::range::kGpus : io::range::kParallelDegree));
+    (key == "gpus" ? req.gpus : (key == "tp" ? req.tp.emplace() : req.pp.emplace())) = v;
+    axes[key] = v;
+  } else if (key == "global_batch" || key == "micro_batch") {
+    const auto v = static_cast<std::uint64_t>(obj.integer_in(key, io::range::kBatch));
+    (key == "global_batch" ? req.global_batch : req.micro_batch) = v;
+    axes[key] = v;
+  } else if (key == "bandwidth_gbps" || key == "latency_us") {
+    const double v = obj.number_in(key, key == "bandwidth_gbps" ? io::range::kLinkGbps : io::range::kLatencyUs);
+    (key == "bandwidth_gbps" ? req.bandwidth_gbps : req.latency_us) = v;
+    axes[key] = v;
+  } else if (key == "straggler_cv") {
+    req.straggler_cv = obj.number_in(key, io::range::kStragglerCv);
+    axes[key]        = req.straggler_cv;
+  } else if (key == "straggler_seed") {
+    req.straggler_seed = static_cast<std::uint64_t>(obj.integer_in(key, io::range::kSeed));
+    axes[key]          = req.straggler_seed;
+  } else if (key == "params") {
+    const auto p = obj.object(key);
+    for (const auto& [k, v] : p.raw().items()) {
+      const double x = p.number(k); // a finite number; its range is the algorithm's (checked when the point runs)
+      req.params[k]  = fmt::format("{}", x);
+      axes["params." + k] = x;
+    }
+  }
+}
+
+void apply_config(const io::JsonObject& obj, SimulateRequest& req, nlohmann::json& axes)
+{
+  for (const auto& key : CONFIG_KEYS)
+    if (obj.has(key))
+      apply_key(obj, key, req, axes);
+}
+
+std::vector<std::string> with(std::vector<std::string> v, std::initializer_list<const char*> more)
+{
+  v.insert(v.end(), more.begin(), more.end());
+  return v;
+}
+} // namespace
+
+Experiment load_experiment(const std::string& path)
+{
+  const auto doc = io::read_json_file(path);
+  const io::JsonObject root(doc, path);
+  root.allow_only({"name", "base", "rows", "axes", "baseline", "figure"});
+  Experiment e;
+  e.path        = path;
+  e.name        = root.string_or("name", std::filesystem::path(path).stem().string());
+  // The name becomes the default output folder results/<name>: letters, digits, '.', '_' and '-' only, so a shared
+  // file cannot aim the results elsewhere ("../../x") or smuggle characters into a path.
+  const bool safe_name = !e.name.empty() && e.name.size() <= 100 && e.name[0] != '.' &&
+                         std::all_of(e.name.begin(), e.name.end(), [](char c) {
+                           return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+                         });
+  if (!safe_name)
+    root.fail_at("name", io::echo(e.name) + " must be 1-100 letters, digits, '.', '_' or '-', not starting with '.'");
+  e.description = root.string_or("description", "");
+  e.source      = root.string_or("source", "");
+
+  SimulateRequest base;
+  nlohmann::json base_axes = nlohmann::json::object();
+  const auto b             = root.object("base");
+  b.allow_only(CONFIG_KEYS);
+  apply_config(b, base, base_axes);
+
+  // Rows: explicit points, each merged over the base; without rows, the base alone.
+  std::vector<ExperimentPoint> rows;
+  if (root.has("rows")) {
+    const auto row_objects = root.objects("rows");
+    if (row_objects.size() > io::limits::kMaxExperimentPoints)
+      root.fail_at("rows", fmt::format("has {} rows; the limit is {} points", row_objects.size(),
+                                       io::limits::kMaxExperimentPoints));
+    if (row_objects.empty())
+      root.fail_at("rows", "must hold at least one row (or leave it out to run the base alone)");
+    for (const auto& r : row_objects) {
+      r.allow_only(with(CONFIG_KEYS, {"paper", "label"}));
+      ExperimentPoint pt{base, base_axes, nlohmann::json::object(), r.string_or("label", "")};
+      apply_config(r, pt.request, pt.axes);
+      if (const auto paper = r.object_if("paper")) {
+        for (const auto& [metric, value] : paper->raw().items()) {
+          if (metric.rfind("source", 0) == 0)
+            continue;
+          const bool known = std::find(known_metrics().begin(), known_metrics().end(), metric) != known_metrics().end() ||
+                             metric.rfind("phase.", 0) == 0;
+          if (!known)
+            paper->fail_at(metric, fmt::format("unknown metric (known: {}, or phase.<name>.<metric>)",
+                                               fmt::join(known_metrics(), ", ")));
+          pt.paper[metric] = paper->positive(metric);
+        }
+      }
+      rows.push_back(std::move(pt));
+    }
+  } else {
+    rows.push_back({base, base_axes, nlohmann::json::object(), ""});
+  }
+
+  // Axes: every row is crossed with the cartesian product of the axes, in file order, last axis fastest. The count is
+  // checked before anything is expanded: 10^6 values on one axis must be an error, not an allocation.
+  e.points = rows;
+  if (const auto axes = root.object_if("axes")) {
+    std::uint64_t count = rows.size();
+    for (const auto& [key, values] : axes->raw().items()) {
+      count *= values.is_array() ? std::max<std::size_t>(values.size(), 1) : 1;
+      if (count > io::limits::kMaxExperimentPoints)
+        axes->fail_at(key, fmt::format("the experiment expands to more than {} points (rows x every axis)",
+                                       io::limits::kMaxExperimentPoints));
+    }
+    for (const auto& [key, values] : axes->raw().items()) {
+      const bool is_param = key.rfind("params.", 0) == 0;
+      if (!is_param && (std::find(CONFIG_KEYS.begin(), CONFIG_KEYS.end(), key) == CONFIG_KEYS.end() || key == "params"))
+        axes->fail_at(key, fmt::format("unknown axis (known: {}, params.<key>)", fmt::join(CONFIG_KEYS, ", ")));
+      if (!values.is_array() || values.empty())
+        axes->fail_at(key, "must be a non-empty array of values");
+      std::vector<ExperimentPoint> next;
+      for (const auto& pt : e.points) {
+        for (std::size_t i = 0; i < values.size(); ++i) {
+          ExperimentPoint p = pt;
+          const nlohmann::json wrapper = is_param ? nlohmann::json{{"params", {{key.substr(7), values[i]}}}}
+                                                  : nlohmann::json{{key, values[i]}};
+          const io::JsonObject one(wrapper, path, axes->child_pointer(key) + "/" + std::to_string(i));
+          try {
+            apply_config(one, p.request, p.axes);
+          } catch (const io::InputError& err) {
+            throw io::InputError(path, axes->child_pointer(key) + "/" + std::to_string(i), err.problem());
+          }
+          next.push_back(std::move(p));
+        }
+      }
+      e.points = std::move(next);
+    }
+  }
+  for (std::size_t i = 0; i < e.points.size(); ++i) {
+    const auto& r = e.points[i].request;
+    const char* missing = r.topology.empty() ? "topology" : r.workload.empty() ? "workload"
+                        : r.algorithm.empty() ? "algorithm" : r.gpus == 0 ? "gpus" : nullptr;
+    if (missing != nullptr)
+      throw io::InputError(path, root.has("rows") ? "/rows/" + std::to_string(i % rows.size()) : "/base",
+                           fmt::format("missing required field '{}' (in base, the row or an axis)", missing));
+  }
+
+  if (const auto bl = root.object_if("baseline")) {
+    bl->allow_only({"algorithm"});
+    e.baseline_algorithm = bl->string("algorithm");
+  }
+  e.figure = {{"kind", "none"}};
+  if (const auto fig = root.object_if("figure")) {
+    // "panels": one subplot per value of that field (e.g. global_batch for 1-bit LAMB Fig. 3's panels).
+    fig->allow_only({"kind", "x", "y", "series", "title", "log_x", "panels"});
+    for (const char* key : {"x", "y", "title", "panels"})
+      if (fig->has(key))
+        fig->string(key); // each must be a string (the plot script reads them as names)
+    // series: a field name, or a list of them whose values together name a series (SDP4Bit Fig. 7)
+    if (fig->has("series") && !fig->raw()["series"].is_string())
+      fig->strings("series");
+    fig->boolean_or("log_x", false);
+    e.figure         = fig->raw();
+    e.figure["kind"] = fig->choice("kind", {"scaling", "speedup-vs-bandwidth", "breakdown", "paper-vs-predicted", "none"});
+  }
+  return e;
+}
+
+} // namespace ccsim::api

@@ -1,0 +1,36 @@
+#pragma once
+// Experiment files (experiments/*.json, format in experiments/SCHEMA.md): a base configuration, explicit rows
+// (e.g. a paper table with its measured values) and/or axes swept as a cartesian product, a baseline for
+// speedups, and the figure to draw. Loading expands them into points.
+
+#include "api/run/SimulateRequest.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ccsim::api {
+
+struct ExperimentPoint {
+  SimulateRequest request;
+  nlohmann::json axes;   // the values that define this point, named as CLI options (algorithm, gpus, bandwidth_gbps, ...)
+  nlohmann::json paper;  // metric -> the paper's measured value (may be empty)
+  std::string label;     // the row's label, if any
+};
+
+struct Experiment {
+  std::string name;
+  std::string description;
+  std::string source;
+  std::string path;
+  std::vector<ExperimentPoint> points;
+  std::string baseline_algorithm; // speedup = samples/s over the same point with this algorithm ("" = none)
+  nlohmann::json figure;          // {"kind": ..., "x": ..., "y": ..., "series": ...}
+};
+
+/// Reads, validates and expands an experiment file; errors are io::InputError "FILE: /json/path: problem".
+Experiment load_experiment(const std::string& path);
+
+} // namespace ccsim::api

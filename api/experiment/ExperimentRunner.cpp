@@ -1,0 +1,135 @@
+// An experiment's points through the process pool, plus the MPI split of points across ranks.
+#include "api/experiment/ExperimentRunner.hpp"
+
+#include "api/experiment/Mpi.hpp"
+#include "api/process/RunControl.hpp"
+#include "api/run/ReportJson.hpp"
+#include "api/run/Simulation.hpp"
+#include "sim/io/JsonInput.hpp"
+
+#include <fmt/format.h>
+
+#ifdef CCSIM_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace ccsim::api {
+
+namespace {
+PointResult point_result(const TaskResult& task)
+{
+  PointResult r;
+  if (task.ok())
+    r.report = report_from_json(task.value);
+  else if (task.failed()) {
+    r.error      = task.error;
+    r.error_kind = task.status == TaskResult::Status::INPUT_ERROR ? "input" : "crash";
+  }
+  return r;
+}
+
+#ifdef CCSIM_HAVE_MPI
+/// What a rank sends rank 0 for one point: the report's JSON, {"error", "error_kind"}, or null (not run).
+nlohmann::json point_json(const PointResult& r)
+{
+  if (r.report)
+    return to_json(*r.report);
+  if (r.failed())
+    return {{"error", r.error}, {"error_kind", r.error_kind}};
+  return nullptr;
+}
+
+PointResult point_from_json(const nlohmann::json& j)
+{
+  PointResult r;
+  if (j.is_object() && j.contains("error")) {
+    r.error      = j["error"].get<std::string>();
+    r.error_kind = j["error_kind"].get<std::string>();
+  } else if (!j.is_null()) {
+    r.report = report_from_json(j);
+  }
+  return r;
+}
+#endif
+} // namespace
+
+std::string describe_point(const Experiment& e, std::size_t index)
+{
+  std::string axes;
+  for (const auto& [k, v] : e.points[index].axes.items())
+    axes += (axes.empty() ? "" : ", ") + k + "=" + (v.is_string() ? v.get<std::string>() : io::dump_json(v));
+  const auto& label = e.points[index].label;
+  return fmt::format("point {} of {} ({}{})", index + 1, e.points.size(), label.empty() ? "" : label + ": ",
+                     io::printable(axes, 160));
+}
+
+RunOutcome run_points(const Experiment& e, const RunnerOptions& opt)
+{
+  RunOutcome out;
+  out.results    = std::vector<PointResult>(e.points.size());
+  auto& results  = out.results;
+  const int size = mpi_size();
+  const int rank = mpi_rank();
+  std::vector<std::size_t> mine, todo;
+  for (std::size_t i = rank; i < e.points.size(); i += static_cast<std::size_t>(size))
+    mine.push_back(i);
+  for (const auto i : mine) {
+    if (i < opt.known.size() && opt.known[i])
+      results[i].report = opt.known[i]; // resumed: done before this run
+    else
+      todo.push_back(i);
+  }
+  const std::size_t resumed = mine.size() - todo.size();
+
+  PoolOptions pool;
+  pool.jobs       = opt.jobs;
+  pool.keep_going = opt.keep_going;
+  if (opt.on_progress && rank == 0)
+    pool.on_progress = [&](const PoolProgress& p) {
+      opt.on_progress(resumed + p.finished, mine.size(), resumed, p.running, p.failed);
+    };
+  pool.on_finished = [&](std::size_t i, const TaskResult& task) {
+    results[i] = point_result(task);
+    if (opt.on_finished)
+      opt.on_finished(i, results[i]);
+  };
+  const auto outcome = run_pool(e.points.size(), todo,
+                                simulation_task([&e](std::size_t i) -> const SimulateRequest& { return e.points[i].request; }),
+                                pool);
+  out.stopped = outcome.stopped;
+#ifdef CCSIM_HAVE_MPI
+  // After a signal the ranks stop on their own, not together (mpirun may signal one rank only): no collective call
+  // that could wait forever. Their finished points are in their rank logs. A time limit stops every rank, each by its
+  // own clock, so they all reach the gather.
+  if (size > 1 && out.stopped && stop_signal() != 0)
+    out.gathered = false;
+  if (size > 1 && out.gathered) {
+    // Every rank sends its answers (JSON text) to rank 0, which puts them back in point order.
+    nlohmann::json payload = nlohmann::json::array(); // [[index, answer], ...]
+    for (auto i : mine)
+      payload.push_back({i, point_json(results[i])});
+    const std::string text = io::dump_json(payload);
+    int length             = static_cast<int>(text.size());
+    std::vector<int> lengths(size), offsets(size);
+    MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    std::string all;
+    if (rank == 0) {
+      int total = 0;
+      for (int r = 0; r < size; ++r)
+        offsets[r] = total, total += lengths[r];
+      all.resize(static_cast<std::size_t>(total));
+    }
+    MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+      for (int r = 1; r < size; ++r) {
+        const auto part = nlohmann::json::parse(all.substr(static_cast<std::size_t>(offsets[r]),
+                                                           static_cast<std::size_t>(lengths[r])));
+        for (const auto& item : part)
+          results[item[0].get<std::size_t>()] = point_from_json(item[1]);
+      }
+  }
+#endif
+  return out;
+}
+
+} // namespace ccsim::api

@@ -1,0 +1,99 @@
+// Column alignment and CSV quoting for the tables every subcommand prints.
+#include "api/output/Table.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cassert>
+#include <cmath>
+
+namespace ccsim::api {
+
+Table::Table(std::vector<std::string> headers) : headers_(std::move(headers)) {}
+
+void Table::add_row(std::vector<std::string> cells)
+{
+  assert(cells.size() == headers_.size());
+  cells.resize(headers_.size());
+  rows_.push_back(std::move(cells));
+}
+
+namespace {
+bool looks_numeric(const std::string& s)
+{
+  if (s.empty())
+    return false;
+  // Right-align numbers, including "12.5%" and "3.1x": a number, then nothing or one of those suffixes.
+  double v              = 0;
+  const char* begin     = s.data() + (s[0] == '+' ? 1 : 0);
+  const auto [end, ec]  = std::from_chars(begin, s.data() + s.size(), v);
+  const std::size_t rest = static_cast<std::size_t>(s.data() + s.size() - end);
+  return ec == std::errc() && (rest == 0 || (rest == 1 && (*end == '%' || *end == 'x')));
+}
+} // namespace
+
+void Table::print(std::ostream& out) const
+{
+  std::vector<std::size_t> width(headers_.size());
+  for (std::size_t c = 0; c < headers_.size(); ++c) {
+    width[c] = headers_[c].size();
+    for (const auto& row : rows_)
+      width[c] = std::max(width[c], row[c].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells, bool header) {
+    std::string text;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      const bool right = !header && looks_numeric(cells[c]);
+      text += right ? fmt::format("{:>{}}", cells[c], width[c]) : fmt::format("{:<{}}", cells[c], width[c]);
+      if (c + 1 < cells.size())
+        text += "  ";
+    }
+    while (!text.empty() && text.back() == ' ')
+      text.pop_back();
+    out << text << '\n';
+  };
+  line(headers_, true);
+  std::vector<std::string> rule;
+  for (auto w : width)
+    rule.emplace_back(w, '-');
+  line(rule, true);
+  for (const auto& row : rows_)
+    line(row, false);
+}
+
+void Table::print_csv(std::ostream& out) const
+{
+  auto quote = [](const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos)
+      return s;
+    std::string q = "\"";
+    for (char ch : s)
+      q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+  };
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      out << (c ? "," : "") << quote(cells[c]);
+    out << '\n';
+  };
+  line(headers_);
+  for (const auto& row : rows_)
+    line(row);
+}
+
+std::string format_number(double value, int digits)
+{
+  if (!std::isfinite(value))
+    return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
+  if (value == 0)
+    return "0";
+  const double mag = std::fabs(value);
+  if (mag >= 1e9 || mag < 1e-4)
+    return fmt::format("{:.{}e}", value, std::max(0, digits - 1));
+  const int int_digits = static_cast<int>(std::floor(std::log10(mag))) + 1;
+  const int decimals = std::max(0, digits - int_digits);
+  return fmt::format("{:.{}f}", value, decimals);
+}
+
+} // namespace ccsim::api

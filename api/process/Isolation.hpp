@@ -1,0 +1,41 @@
+#pragma once
+// SimGrid's Engine is one per process, so every simulation runs in a forked child: the child does a piece of work and
+// sends back its JSON answer (or its io::InputError, same one-line message) through a pipe, and the parent reads it.
+// A crashed child becomes one std::runtime_error line; a stop (api/process/RunControl.hpp) kills it. Children die with
+// the parent (PR_SET_PDEATHSIG). The process pool (api/process/ProcessPool.hpp) runs many of these at once.
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+
+namespace ccsim::api {
+
+/// Progress of a simulation: messages simulated so far of those planned (sim/MessageCount.hpp).
+using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
+
+/// A piece of work running in a forked child; its answer arrives on `fd`, its progress on `progress_fd`.
+struct IsolatedRun {
+  int pid = -1;
+  int fd = -1;          // the child's answer (JSON)
+  int err_fd = -1;      // the child's stderr (an anonymous file), read only to explain a crash
+  int progress_fd = -1; // lines "DONE TOTAL\n" (messages simulated, messages planned), at most 4 a second
+};
+
+/// Forks a child that runs `work` (which may throw io::InputError) and sends its document.
+IsolatedRun start_isolated_work(const std::function<nlohmann::json()>& work);
+/// Reads the child's whole answer (blocking), reaps it, and returns it or rethrows the child's InputError; a crash is
+/// std::runtime_error. A child that gave no answer because ccsim is stopping (a signal killed it) throws RunStopped.
+nlohmann::json finish_isolated(const IsolatedRun& run);
+/// Waits for the child's answer while relaying its progress to `on_progress` (also called every 0.25 s without news,
+/// so a progress line's clock keeps moving) and watching for a stop: a signal or the time limit kills the child and
+/// throws RunStopped (api/process/RunControl.hpp) with an empty progress note.
+nlohmann::json await_isolated(const IsolatedRun& run, const ProgressFn& on_progress = {});
+/// Kills the child, reaps it and closes its pipes (a run that is no longer wanted).
+void abandon_isolated(const IsolatedRun& run);
+
+/// In a simulation child: tells the parent how far the simulation is (throttled to 4 a second; never blocks).
+/// A no-op in any other process.
+void report_child_progress(std::uint64_t done, std::uint64_t total);
+
+} // namespace ccsim::api

@@ -1,0 +1,39 @@
+#include "api/run/Backends.hpp"
+
+#include "numerics/cuda/CudaKernels.hpp"
+#include "numerics/cuda/Device.hpp"
+#include "numerics/cuda/KernelBenchCuda.hpp"
+#include "sim/io/JsonInput.hpp"
+
+namespace ccsim::api {
+
+namespace {
+void require_device()
+{
+  if (numerics::cuda::device_count() == 0)
+    throw io::InputError("--backend", "", numerics::cuda::built_with_cuda() ? "cuda: no CUDA device found"
+                                                                             : "cuda: ccsim was built without CUDA");
+}
+} // namespace
+
+const numerics::CompressionKernels& kernels_for(const std::string& backend)
+{
+  if (backend != "cuda")
+    return numerics::cpu_kernels();
+  require_device();
+  return numerics::cuda::cuda_kernels();
+}
+
+std::vector<numerics::KernelRate> bench_kernels(const std::string& backend, std::uint64_t bytes, int repeats,
+                                                std::size_t threads)
+{
+  if (backend != "cuda")
+    return numerics::bench_cpu(bytes, repeats, threads);
+  require_device();
+  std::vector<numerics::KernelRate> rows;
+  for (const auto& r : numerics::cuda::bench_kernels(bytes, repeats))
+    rows.push_back({r.kernel, "cuda", r.bytes, r.gbps});
+  return rows;
+}
+
+} // namespace ccsim::api

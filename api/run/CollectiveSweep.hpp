@@ -1,0 +1,56 @@
+#pragma once
+// One collective over a list of sizes on a simulated cluster, in a forked child (SimGrid's Engine is one per
+// process): what `ccsim collective` prints (nccl-tests' columns) and what `ccsim calibrate` fits the topology's
+// constants to.
+
+#include "api/process/Isolation.hpp"
+#include "algorithms/CollectiveOps.hpp"
+#include "sim/StepEngine.hpp"
+#include "sim/Topology.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace ccsim::api {
+
+struct SweepTimes {
+  std::vector<double> seconds; // one per size
+  std::uint64_t events = 0;
+  double wall_s        = 0;
+};
+
+/// Seconds of one call of `bench` at each size on `gpus` ranks.
+SweepTimes simulate_sweep(const sim::Topology& topo, const algorithms::CollectiveBench& bench, int gpus,
+                          const std::vector<std::uint64_t>& sizes, sim::Fidelity fidelity, bool with_kernels,
+                          const ProgressFn& on_progress = {});
+
+/// One row of nccl-tests' table: a size on a rank count, its time and bandwidths. GB/s are 1e9 bytes per second, as
+/// nccl-tests prints them: algbw = size / time, busbw = algbw x the collective's bus factor (2(n-1)/n for all-reduce).
+struct CollectiveRow {
+  int ranks          = 0;
+  std::uint64_t size = 0;
+  double time_us     = 0;
+  double algbw_gbytes_per_s = 0;
+  double busbw_gbytes_per_s = 0;
+};
+
+struct CollectiveTable {
+  std::vector<CollectiveRow> rows; // rank counts in the order given, sizes ascending within each
+  double avg_busbw_gbytes_per_s = 0;
+  double wall_s                 = 0;
+  std::uint64_t events          = 0;
+};
+
+/// nccl-tests' sizes: minbytes, then times the factor (or plus minbytes when the factor is 1) up to maxbytes.
+std::vector<std::uint64_t> sweep_sizes(std::uint64_t lo, std::uint64_t hi, std::uint64_t factor);
+
+/// `bench` at every size on every rank count, as nccl-tests would measure it. `on_progress` hears each rank count's
+/// messages simulated of those planned.
+CollectiveTable run_collective_bench(const sim::Topology& topo, const algorithms::CollectiveBench& bench,
+                                     const std::vector<int>& rank_counts, const std::vector<std::uint64_t>& sizes,
+                                     sim::Fidelity fidelity, bool with_kernels,
+                                     const std::function<void(int ranks, std::uint64_t done, std::uint64_t total)>&
+                                         on_progress = {});
+
+} // namespace ccsim::api

@@ -1,0 +1,223 @@
+// Resolving a request: load the topology and workload, apply the overrides, check every parameter and the shape of
+// the run (GPUs, tp x pp, the batch rules, the memory), and plan the algorithm's step. See ResolvedRun.hpp.
+#include "api/run/ResolvedRun.hpp"
+
+#include "sim/io/JsonInput.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace ccsim::api {
+
+namespace {
+// --param keys that change the workload rather than the algorithm.
+const std::vector<std::string> WORKLOAD_PARAMS = {"seq_len", "micro_batches"};
+
+std::string known_algorithms()
+{
+  std::string s;
+  for (const auto* a : algorithms::plan_algorithms())
+    s += (s.empty() ? "" : ", ") + a->name();
+  return s.empty() ? "none" : s;
+}
+
+} // namespace
+
+std::string topology_location(const InputSource& source)
+{
+  return source.document ? source.name : io::resolve_preset("topologies", source.name, "--topology");
+}
+
+sim::Topology load_topology(const InputSource& source)
+{
+  if (source.document)
+    return sim::topology_from_json(*source.document, source.name);
+  return sim::load_topology(io::resolve_preset("topologies", source.name, "--topology"));
+}
+
+sim::Workload load_workload(const InputSource& source)
+{
+  if (source.document)
+    return sim::workload_from_json(*source.document, source.name);
+  return sim::load_workload(io::resolve_preset("workloads", source.name, "--workload"));
+}
+
+ResolvedRun resolve_run(const SimulateRequest& req)
+{
+  ResolvedRun r;
+  // --- inputs
+  r.topology_file     = topology_location(req.topology);
+  sim::Topology& topo = r.topo = load_topology(req.topology);
+  sim::Workload& work = r.work = load_workload(req.workload);
+  const auto* algo = r.algo = algorithms::find_plan_algorithm(req.algorithm);
+  if (algo == nullptr)
+    throw io::InputError("--algorithm", "",
+                         fmt::format("unknown algorithm {} (known: {})", io::echo(req.algorithm), known_algorithms()));
+  if (req.bandwidth_gbps) // both overrides range-check their value (sim/io/Limits.hpp)
+    sim::override_inter_node_bandwidth(topo, *req.bandwidth_gbps);
+  if (req.latency_us)
+    sim::override_inter_node_latency(topo, *req.latency_us);
+  if (req.network_model) {
+    if (*req.network_model != "rdma" && *req.network_model != "tcp")
+      throw io::InputError("--network-model", "", io::echo(*req.network_model) + " is not one of: rdma, tcp");
+    topo.network_model = *req.network_model == "rdma" ? sim::NetworkModel::RDMA : sim::NetworkModel::TCP;
+  }
+  sim::Fidelity& fidelity = r.fidelity = sim::Fidelity::FAST;
+  if (req.fidelity == "exact")
+    fidelity = sim::Fidelity::EXACT;
+  else if (req.fidelity != "fast")
+    throw io::InputError("--fidelity", "", io::echo(req.fidelity) + " is not one of: exact, fast");
+
+  // --- parameters: workload overrides, then the algorithm's own (unknown keys rejected)
+  algorithms::ParamValues& params = r.params = algorithms::default_params(*algo);
+  std::optional<int> seq_len, micro_batches;
+  for (const auto& [key, text] : req.params) {
+    if (key == "seq_len" || key == "micro_batches") {
+      const bool seq = key == "seq_len";
+      (seq ? seq_len : micro_batches) = static_cast<int>(
+          io::parse_integer(text, seq ? io::range::kSeqLen : io::range::kMicroBatches, "--param " + key));
+      continue;
+    }
+    const auto specs = algo->param_specs();
+    const std::string& name = key; // clang 14 cannot capture a structured binding in a lambda
+    const auto spec  = std::find_if(specs.begin(), specs.end(), [&](const auto& s) { return s.key == name; });
+    if (spec == specs.end()) {
+      std::string accepted;
+      for (const auto& spec : algo->param_specs())
+        accepted += (accepted.empty() ? "" : ", ") + spec.key;
+      for (const auto& k : WORKLOAD_PARAMS)
+        accepted += (accepted.empty() ? "" : ", ") + k;
+      throw io::InputError("--param", "", fmt::format("{} is not a parameter of {} (accepted: {})", io::echo(key),
+                                                      req.algorithm, accepted));
+    }
+    params[key] = algorithms::check_param(*spec, io::parse_number(text, spec->range, "--param " + key));
+  }
+
+  // --- the run's shape, checked for possibility. Every count was range-checked where it was read (flags, experiment
+  // keys: sim/io/Limits.hpp), so the products below fit in 64 bits; checked here again for library callers.
+  io::check_range(req.gpus, io::range::kGpus, /*integer=*/true, "--gpus");
+  if (req.tp)
+    io::check_range(*req.tp, io::range::kParallelDegree, /*integer=*/true, "--tp");
+  if (req.pp)
+    io::check_range(*req.pp, io::range::kParallelDegree, /*integer=*/true, "--pp");
+  if (req.global_batch)
+    io::check_range(static_cast<double>(*req.global_batch), io::range::kBatch, /*integer=*/true, "--global-batch");
+  if (req.micro_batch)
+    io::check_range(static_cast<double>(*req.micro_batch), io::range::kBatch, /*integer=*/true, "--micro-batch");
+  if (static_cast<std::int64_t>(req.gpus) > topo.max_gpus())
+    throw io::InputError("--gpus", "", fmt::format("{} GPUs requested but topology {} has {} ({} nodes x {})", req.gpus,
+                                                   topo.name, topo.max_gpus(), topo.max_nodes, topo.gpus_per_node));
+  sim::StepShape& s = r.shape;
+  s.gpus = req.gpus;
+  s.tp   = req.tp.value_or(work.tp);
+  s.pp   = req.pp.value_or(work.pp);
+  if (algo->parallelism() != algorithms::Parallelism::PIPELINE && !req.pp)
+    s.pp = std::min(s.pp, req.gpus);
+  if (static_cast<std::int64_t>(s.tp) * s.pp > req.gpus)
+    throw io::InputError(req.tp ? "--tp" : "--pp", "", fmt::format("tp x pp = {} x {} needs more than the {} GPUs",
+                                                                   s.tp, s.pp, req.gpus));
+  if (req.gpus % (s.tp * s.pp) != 0)
+    throw io::InputError("--gpus", "", fmt::format("{} GPUs are not divisible by tp x pp = {} x {}", req.gpus, s.tp, s.pp));
+  if (algo->parallelism() == algorithms::Parallelism::PIPELINE && s.pp < 2)
+    throw io::InputError("--pp", "", fmt::format("{} is a pipeline algorithm: it needs --pp >= 2", req.algorithm));
+  s.dp            = req.gpus / (s.tp * s.pp);
+  s.gpus_per_node = topo.gpus_per_node;
+  s.nodes         = (req.gpus + topo.gpus_per_node - 1) / topo.gpus_per_node;
+  s.params        = work.params;
+  s.params_per_rank = work.params / static_cast<std::uint64_t>(s.tp * s.pp);
+  s.seq_len       = seq_len.value_or(work.seq_len);
+  s.hidden        = work.hidden;
+  s.layers        = work.layers;
+  s.tensors       = work.tensors;
+  s.grad_bytes    = work.grad_bytes;
+  s.merge_node_pairs = fidelity == sim::Fidelity::FAST && topo.node_pair_flows_mergeable();
+  const std::uint64_t dp = static_cast<std::uint64_t>(s.dp);
+  // Which rule set the global batch, reported in config.batch_rule: the flag, the workload's fixed batch, or its run
+  // rule that grows the batch with data parallelism (SDP4Bit's throughput runs, Appendix B).
+  std::string& batch_rule = r.batch_rule;
+  if (req.global_batch) {
+    s.global_batch = *req.global_batch;
+    batch_rule     = "--global-batch";
+  } else if (work.grad_accumulation > 0) {
+    const std::uint64_t mb = req.micro_batch.value_or(work.micro_batch);
+    s.global_batch         = dp * mb * static_cast<std::uint64_t>(work.grad_accumulation);
+    batch_rule = fmt::format("workload run rule: dp x micro-batch x accumulation {} = {} x {} x {} ({})",
+                             work.grad_accumulation, dp, mb, work.grad_accumulation, work.batch_source);
+  } else {
+    s.global_batch = work.global_batch;
+    batch_rule     = fmt::format("workload default global batch {} ({})", work.global_batch, work.batch_source);
+  }
+  if (s.global_batch == 0)
+    throw io::InputError("--global-batch", "", fmt::format("workload {} has no default batch: give --global-batch", work.name));
+  if (micro_batches) {
+    if (s.global_batch % (dp * *micro_batches) != 0)
+      throw io::InputError("--param", "", fmt::format("micro_batches={}: global batch {} is not divisible by dp x micro_batches = {} x {}",
+                                                      *micro_batches, s.global_batch, dp, *micro_batches));
+    s.micro_batch = s.global_batch / (dp * *micro_batches);
+  } else {
+    s.micro_batch = req.micro_batch.value_or(work.micro_batch != 0 ? work.micro_batch : s.global_batch / dp);
+  }
+  if (s.micro_batch == 0 || s.global_batch % (dp * s.micro_batch) != 0)
+    throw io::InputError("--global-batch", "",
+                         fmt::format("global batch {} is not divisible by data-parallel GPUs x micro-batch = {} x {}",
+                                     s.global_batch, dp, s.micro_batch));
+  s.grad_accumulation = static_cast<int>(s.global_batch / (dp * s.micro_batch));
+  {
+    std::map<int, int> per_node;
+    for (int d = 0; d < s.dp; ++d)
+      per_node[(d * s.tp) / topo.gpus_per_node]++;
+    s.dp_per_node = per_node.begin()->second;
+  }
+
+  // --- the plan
+  try {
+    r.plan = algo->plan(s, params);
+  } catch (const std::invalid_argument& e) {
+    throw io::InputError("--algorithm", "", fmt::format("{}: {}", req.algorithm, e.what()));
+  }
+  // --- memory: a run that does not fit even with activation recomputation is an error (unless --allow-oom)
+  const auto& mem = r.memory = algorithms::memory_footprint(*algo, work, s);
+  const double need_plain = mem.total_bytes(false), need_recompute = mem.total_bytes(true);
+  std::string& fits       = r.fits = "unknown (the topology has no gpu.memory_gb)";
+  if (topo.gpu.memory_bytes) {
+    const double cap = *topo.gpu.memory_bytes;
+    fits = need_plain <= cap ? "yes" : need_recompute <= cap ? "with activation recomputation" : "no";
+    if (fits == "no" && !req.allow_oom)
+      throw io::InputError(
+          r.topology_file, "/gpu/memory_gb",
+          fmt::format("{} on {} with tp {} pp {} dp {} needs {:.1f} GB per GPU even with activation recomputation "
+                      "(weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, compression buffers {:.1f}, activations "
+                      "{:.1f}) but the GPU has {:.0f} GB: raise --tp or --pp{}, or pass --allow-oom",
+                      algo->name(), work.name, s.tp, s.pp, s.dp, need_recompute / 1e9, mem.weights_bytes / 1e9,
+                      mem.gradients_bytes / 1e9, mem.optimizer_bytes / 1e9, mem.compression_bytes / 1e9,
+                      mem.activations_recompute_bytes / 1e9, cap / 1e9,
+                      algo->parallelism() == algorithms::Parallelism::SHARDED_DATA_PARALLEL ? ""
+                                                                                            : ", use a sharded algorithm"));
+  }
+  r.recompute = fits == "with activation recomputation";
+
+  // --- stragglers: every GPU's compute speed (its node's, times its own) and the random per-step noise
+  sim::StragglerModel& stragglers = r.stragglers;
+  stragglers.cv   = io::check_range(req.straggler_cv, io::range::kStragglerCv, false, "--straggler-cv");
+  stragglers.seed = req.straggler_seed;
+  for (const auto& [node, o] : topo.nodes)
+    if (o.compute_scale != 1)
+      for (int g = node * topo.gpus_per_node; g < std::min(s.gpus, (node + 1) * topo.gpus_per_node); ++g)
+        stragglers.rank_scale[g] = o.compute_scale;
+  for (const auto& [rank, factor] : req.slow_gpus) {
+    if (rank >= s.gpus)
+      throw io::InputError("--slow-gpu", "", fmt::format("rank {} is not below --gpus {}", rank, s.gpus));
+    stragglers.rank_scale[rank] = factor * (stragglers.rank_scale.count(rank) ? stragglers.rank_scale[rank] : 1);
+  }
+  r.straggling = stragglers.active() ? sim::straggler_effect(stragglers, s.gpus) : sim::StragglerEffect{};
+
+  r.links = req.links;
+  r.trace = req.trace;
+  r.fidelity_name = req.fidelity;
+  return r;
+}
+
+} // namespace ccsim::api

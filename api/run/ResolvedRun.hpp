@@ -1,0 +1,49 @@
+#pragma once
+// A request resolved into what the step engine runs: the topology and workload loaded (from a preset, a file or a
+// document in memory), the overrides applied, every parameter and the run's shape checked (GPUs, tp x pp, the batch
+// rules, the memory per GPU), the algorithm's plan made and the stragglers drawn. Every bad input is an io::InputError
+// here, before anything is simulated. Nothing in it touches SimGrid, so any process may resolve.
+
+#include "api/run/SimulateRequest.hpp"
+
+#include "algorithms/MemoryFootprint.hpp"
+#include "algorithms/PlanAlgorithm.hpp"
+#include "sim/CommPlan.hpp"
+#include "sim/Collectives.hpp"
+#include "sim/Stragglers.hpp"
+#include "sim/Topology.hpp"
+#include "sim/Workload.hpp"
+
+#include <string>
+
+namespace ccsim::api {
+
+struct ResolvedRun {
+  std::string topology_file; // the topology's path (or a document's label): errors about it name this
+  sim::Topology topo;
+  sim::Workload work;
+  const algorithms::PlanAlgorithm* algo = nullptr;
+  sim::Fidelity fidelity                = sim::Fidelity::FAST;
+  std::string fidelity_name;                // "fast" | "exact", as requested
+  algorithms::ParamValues params;           // the algorithm's parameters, defaults filled in
+  sim::StepShape shape;
+  std::string batch_rule;                   // which rule set the global batch
+  sim::StepPlan plan;
+  algorithms::MemoryFootprint memory;
+  std::string fits;                         // "yes", "with activation recomputation", "no", "unknown (...)"
+  bool recompute = false;                   // fits only with activation recomputation
+  sim::StragglerModel stragglers;
+  sim::StragglerEffect straggling;
+  bool links = false, trace = false;
+};
+
+/// Loads and checks everything `request` names; throws io::InputError naming the flag, file and JSON path.
+ResolvedRun resolve_run(const SimulateRequest& request);
+
+/// The topology or workload of a source: the preset or file it names, or its document.
+sim::Topology load_topology(const InputSource& source);
+sim::Workload load_workload(const InputSource& source);
+/// What errors about a topology source call it: the resolved path of a preset or file, or a document's label.
+std::string topology_location(const InputSource& source);
+
+} // namespace ccsim::api

@@ -1,0 +1,56 @@
+#pragma once
+// One configuration to simulate, as the command line, an experiment point or a Python call states it: presets or
+// files (or JSON documents held in memory) and the flags. api/run/ResolvedRun.hpp turns it into loaded, checked
+// objects; api/run/Simulation.hpp simulates it.
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace ccsim::api {
+
+/// A topology or workload: a preset name or a path, or a JSON document held in memory (a Python dict, a refit's trial
+/// constants). For a document, `name` is what error messages call it and what the unnamed preset is named after
+/// (its stem, as for a file).
+struct InputSource {
+  std::string name;
+  std::optional<nlohmann::json> document;
+
+  InputSource() = default;
+  InputSource(std::string preset_or_path) : name(std::move(preset_or_path)) {} // NOLINT: a name reads as a source
+  InputSource(const char* preset_or_path) : name(preset_or_path) {}            // NOLINT
+  static InputSource from_document(nlohmann::json doc, std::string label)
+  {
+    InputSource s(std::move(label));
+    s.document = std::move(doc);
+    return s;
+  }
+  bool empty() const { return name.empty() && !document; }
+};
+
+struct SimulateRequest {
+  InputSource topology;
+  InputSource workload;
+  std::string algorithm; // registered name
+  int gpus = 0;
+  std::optional<std::uint64_t> global_batch;
+  std::optional<std::uint64_t> micro_batch;
+  std::optional<int> tp;
+  std::optional<int> pp;
+  std::optional<double> bandwidth_gbps;     // overrides the inter-node bandwidth
+  std::optional<double> latency_us;         // overrides the inter-node latency
+  std::optional<std::string> network_model; // "rdma" | "tcp": overrides the topology's choice
+  std::map<std::string, std::string> params; // --param key=value (algorithm and workload overrides)
+  std::string fidelity = "fast";             // "exact" | "fast"
+  bool links = false;                        // add the busiest-links report and the per-link load over time
+  bool trace = false;                        // add "trace": Chrome trace events of one step per phase
+  bool allow_oom = false;                    // simulate a run that does not fit the GPUs' memory (gpu.memory_gb)
+  std::map<int, double> slow_gpus;           // --slow-gpu RANK:FACTOR: compute speed of single GPUs
+  double straggler_cv = 0;                   // --straggler-cv: per-step lognormal compute noise of every GPU
+  std::uint64_t straggler_seed = 1;          // --straggler-seed
+};
+
+} // namespace ccsim::api

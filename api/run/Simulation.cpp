@@ -1,0 +1,164 @@
+// `simulate` as a library call: simulate a resolved run on the step engine and shape the result as the typed report
+// (whose JSON is DESIGN.md's). See Simulation.hpp.
+#include "api/run/Simulation.hpp"
+
+#include "api/output/TraceJson.hpp"
+#include "api/run/ReportJson.hpp"
+
+#include "sim/MessageCount.hpp"
+#include "sim/StepEngine.hpp"
+
+namespace ccsim::api {
+
+namespace {
+PhaseResult phase_result(const sim::PhaseReport& r, double samples)
+{
+  PhaseResult p;
+  p.name                      = r.name;
+  p.fraction                  = r.fraction;
+  p.step_time_s               = r.step_time_s;
+  p.samples_per_s             = r.step_time_s > 0 ? samples / r.step_time_s : 0;
+  p.breakdown                 = {r.compute_s, r.comm_s, r.exposed_comm_s, r.compression_s, r.optimizer_s,
+                                 r.allreduce_s * 1e3};
+  p.pipeline_forward_comm_ms  = r.pipeline_forward_comm_s * 1e3;
+  p.pipeline_backward_comm_ms = r.pipeline_backward_comm_s * 1e3;
+  p.bytes_per_gpu             = {r.inter_node_bytes_per_gpu, r.intra_node_bytes_per_gpu};
+  return p;
+}
+} // namespace
+
+SimulationReport simulate(const ResolvedRun& run)
+{
+  const auto& topo       = run.topo;
+  const auto& work       = run.work;
+  const auto& s          = run.shape;
+  const auto& stragglers = run.stragglers;
+  const auto& straggling = run.straggling;
+  sim::StepOptions options;
+  options.compute_factor  = straggling.compute_factor;
+  options.kernel_factor   = straggling.kernel_factor;
+  if (stragglers.active()) {
+    options.rank_inverse_scale = straggling.inverse_scale;
+    options.noise_factor       = straggling.noise_factor;
+  }
+  options.busiest_links   = run.links;
+  options.links_over_time = run.links || run.trace; // the trace's NIC counter tracks come from the same samples
+  options.trace_spans     = run.trace;
+  const std::uint64_t planned = sim::planned_messages(run.plan, s, run.fidelity);
+  report_child_progress(0, planned);
+  options.on_progress = [planned](std::uint64_t done) { report_child_progress(done, planned); };
+  const auto report   = sim::simulate_step(run.topo, work, run.plan, s, run.fidelity, options);
+
+  // --- whole-run averages weight each phase by its share of steps
+  double total_fraction = 0, step = 0;
+  for (const auto& p : report.phases)
+    total_fraction += p.fraction;
+  SimulationReport out;
+  sim::PhaseReport avg;
+  for (const auto& p : report.phases) {
+    const double w = p.fraction / total_fraction;
+    step += w * p.step_time_s;
+    avg.compute_s += w * p.compute_s;
+    avg.comm_s += w * p.comm_s;
+    avg.exposed_comm_s += w * p.exposed_comm_s;
+    avg.compression_s += w * p.compression_s;
+    avg.optimizer_s += w * p.optimizer_s;
+    avg.allreduce_s += w * p.allreduce_s;
+    avg.inter_node_bytes_per_gpu += w * p.inter_node_bytes_per_gpu;
+    avg.intra_node_bytes_per_gpu += w * p.intra_node_bytes_per_gpu;
+    out.phases.push_back(phase_result(p, static_cast<double>(s.global_batch)));
+  }
+  out.samples_per_s  = static_cast<double>(s.global_batch) / step;
+  out.step_time_s    = step;
+  out.tflops_per_gpu = out.samples_per_s * work.flops_per_sample * (static_cast<double>(s.seq_len) / work.seq_len) /
+                       s.gpus / 1e12;
+  out.breakdown = {avg.compute_s, avg.comm_s, avg.exposed_comm_s, avg.compression_s, avg.optimizer_s,
+                   avg.allreduce_s * 1e3};
+  out.bytes_per_gpu = {avg.inter_node_bytes_per_gpu, avg.intra_node_bytes_per_gpu};
+
+  const auto& mem       = run.memory;
+  out.memory_gb_per_gpu = mem.total_bytes(run.recompute) / 1e9;
+  auto& m               = out.memory;
+  m.fits                = run.fits;
+  if (topo.gpu.memory_bytes)
+    m.capacity_gb = *topo.gpu.memory_bytes / 1e9;
+  m.activation_recomputation      = run.recompute;
+  m.gb_without_recomputation      = mem.total_bytes(false) / 1e9;
+  m.gb_with_recomputation         = mem.total_bytes(true) / 1e9;
+  m.weights_gb                    = mem.weights_bytes / 1e9;
+  m.gradients_gb                  = mem.gradients_bytes / 1e9;
+  m.optimizer_states_gb           = mem.optimizer_bytes / 1e9;
+  m.compression_buffers_gb        = mem.compression_bytes / 1e9;
+  m.optimizer_step_temporaries_gb = mem.step_transient_bytes / 1e9;
+  m.activations_gb                = mem.activations_bytes / 1e9;
+  m.activations_recomputed_gb     = mem.activations_recompute_bytes / 1e9;
+  m.activations_note              = mem.activations_note;
+
+  auto& c                       = out.config;
+  c.topology                    = topo.name;
+  c.workload                    = work.name;
+  c.algorithm                   = run.algo->name();
+  c.gpus                        = s.gpus;
+  c.nodes                       = s.nodes;
+  c.dp                          = s.dp;
+  c.tp                          = s.tp;
+  c.pp                          = s.pp;
+  c.global_batch                = s.global_batch;
+  c.batch_rule                  = run.batch_rule;
+  c.micro_batch                 = s.micro_batch;
+  c.grad_accumulation           = s.grad_accumulation;
+  c.seq_len                     = s.seq_len;
+  c.network_model               = sim::to_string(topo.network_model);
+  c.inter_node_gbps             = topo.node_uplink_bytes_per_s() * 8 / 1e9;
+  c.params                      = run.params;
+  c.compute_source              = report.compute.source;
+  c.forward_ms_per_micro_batch  = report.compute.forward_s * 1e3;
+  c.backward_ms_per_micro_batch = report.compute.backward_s * 1e3;
+  out.wall_s                    = report.wall_s;
+  out.events                    = report.events;
+  out.fidelity                  = run.fidelity_name;
+  if (stragglers.active()) {
+    // The slowest rank sets the compute phase, and the slowest fixed rank its kernels and optimizer step; the others
+    // wait. Nominal = what a uniform cluster spends on each.
+    const double nominal        = avg.compute_s / straggling.compute_factor;
+    const double nominal_kernel = (avg.compression_s + avg.optimizer_s) / straggling.kernel_factor;
+    out.straggler_wait_s =
+        straggling.mean_idle_factor * nominal + straggling.mean_kernel_idle_factor * nominal_kernel;
+    out.ranks_idle_s.emplace();
+    for (std::size_t r = 0; r < straggling.idle_factor.size(); ++r)
+      out.ranks_idle_s->push_back(straggling.idle_factor[r] * nominal + straggling.kernel_idle_factor[r] * nominal_kernel);
+    c.stragglers = StragglerResult{straggling.compute_factor, straggling.kernel_factor, stragglers.cv, stragglers.seed,
+                                   stragglers.rank_scale.size()};
+  }
+  if (run.links) {
+    out.links.emplace();
+    for (const auto& l : report.links)
+      out.links->push_back({l.name, l.bytes, l.utilisation});
+    out.links_over_time = links_over_time(report.trace);
+  }
+  if (run.trace)
+    out.trace = trace_events(report.trace);
+  return out;
+}
+
+SimulationReport run_simulation(const SimulateRequest& request)
+{
+  return simulate(resolve_run(request));
+}
+
+IsolatedRun start_isolated(const SimulateRequest& request)
+{
+  return start_isolated_work([&request] { return to_json(run_simulation(request)); });
+}
+
+SimulationReport run_simulation_isolated(const SimulateRequest& request, const ProgressFn& on_progress)
+{
+  return report_from_json(await_isolated(start_isolated(request), on_progress));
+}
+
+std::function<nlohmann::json(std::size_t)> simulation_task(std::function<const SimulateRequest&(std::size_t)> request)
+{
+  return [request = std::move(request)](std::size_t i) { return to_json(run_simulation(request(i))); };
+}
+
+} // namespace ccsim::api

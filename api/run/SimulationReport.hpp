@@ -1,0 +1,113 @@
+#pragma once
+// What one simulated configuration answers, typed: the fields of `ccsim simulate --format json` (DESIGN.md), one
+// struct per JSON object. api/run/ReportJson.hpp is its one serialisation (the JSON users read, and what a simulation
+// child sends back through its pipe); every caller reads these fields, never the JSON by string keys.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ccsim::api {
+
+/// Where one step's time goes, in seconds, except allreduce_ms.
+struct TimeBreakdown {
+  double compute_s      = 0; // forward + backward on the critical path (all micro-batches)
+  double comm_s         = 0; // time collectives (or pipeline sends) were in flight
+  double exposed_comm_s = 0; // communication not hidden under compute
+  double compression_s  = 0; // compression kernels
+  double optimizer_s    = 0;
+  double allreduce_ms   = 0; // the gradient/momentum synchronisation, as a paper's profiler reports it
+};
+
+/// Bytes one GPU sends per step.
+struct BytesPerGpu {
+  double inter_node = 0;
+  double intra_node = 0;
+};
+
+/// One phase of training (1-bit Adam's warm-up, its compressed stage, ...) alone.
+struct PhaseResult {
+  std::string name;
+  double fraction      = 1; // share of the run's steps
+  double step_time_s   = 0;
+  double samples_per_s = 0;
+  TimeBreakdown breakdown;
+  double pipeline_forward_comm_ms  = 0; // per micro-batch, between the first two stages (AQ-SGD Table 3)
+  double pipeline_backward_comm_ms = 0;
+  BytesPerGpu bytes_per_gpu;
+};
+
+/// Memory per GPU (algorithms/MemoryFootprint.hpp), in GB (1e9 bytes).
+struct MemoryResult {
+  std::string fits;                   // "yes", "with activation recomputation", "no" or "unknown (...)"
+  std::optional<double> capacity_gb;  // the topology's gpu.memory_gb
+  bool activation_recomputation = false;
+  double gb_without_recomputation = 0;
+  double gb_with_recomputation    = 0;
+  double weights_gb = 0, gradients_gb = 0, optimizer_states_gb = 0, compression_buffers_gb = 0,
+         optimizer_step_temporaries_gb = 0, activations_gb = 0, activations_recomputed_gb = 0;
+  std::string activations_note;
+};
+
+/// The random and fixed stragglers of a run (sim/Stragglers.hpp), when it has any.
+struct StragglerResult {
+  double compute_factor = 1;
+  double kernel_factor  = 1;
+  double cv             = 0;
+  std::uint64_t seed    = 1;
+  std::size_t slow_gpus = 0;
+};
+
+/// The configuration as simulated: what the request chose and what ccsim derived from it.
+struct RunConfig {
+  std::string topology, workload, algorithm;
+  int gpus = 0, nodes = 0, dp = 0, tp = 0, pp = 0;
+  std::uint64_t global_batch = 0;
+  std::string batch_rule; // which rule set the batch: the flag, the workload's default, or its run rule
+  std::uint64_t micro_batch = 0;
+  int grad_accumulation     = 0;
+  int seq_len               = 0;
+  std::string network_model;
+  double inter_node_gbps = 0; // per node, Gbit/s
+  std::map<std::string, double> params;
+  std::string compute_source;
+  double forward_ms_per_micro_batch  = 0;
+  double backward_ms_per_micro_batch = 0;
+  std::optional<StragglerResult> stragglers;
+};
+
+/// One of the busiest links (`--links`).
+struct LinkLoad {
+  std::string link;
+  double bytes       = 0;
+  double utilisation = 0;
+};
+
+struct SimulationReport {
+  // Whole-run averages: each phase weighted by its share of the steps.
+  double samples_per_s  = 0;
+  double step_time_s    = 0;
+  double tflops_per_gpu = 0;
+  TimeBreakdown breakdown;
+  double straggler_wait_s = 0;
+  BytesPerGpu bytes_per_gpu;
+  double memory_gb_per_gpu = 0;
+  MemoryResult memory;
+  std::vector<PhaseResult> phases;
+  RunConfig config;
+  double wall_s        = 0; // sim.wall_s: simulator wall-clock seconds
+  std::uint64_t events = 0; // sim.events: messages simulated
+  std::string fidelity;     // sim.fidelity
+  std::optional<std::vector<double>> ranks_idle_s; // with stragglers: each rank's wait per step
+  std::optional<std::vector<LinkLoad>> links;      // --links: the busiest links
+  /// --links: every link's load per op over time, and --trace: Chrome trace events. Documents for other tools
+  /// (plots/link_heatmap.py, Perfetto), made by api/output/TraceJson.hpp; carried as they are written.
+  std::optional<nlohmann::json> links_over_time;
+  std::optional<nlohmann::json> trace;
+};
+
+} // namespace ccsim::api

@@ -1,0 +1,210 @@
+// Training runs of a list of algorithms, with their time curves; see TrainRuns.hpp.
+#include "api/training/TrainRuns.hpp"
+
+#include "api/process/RunControl.hpp"
+#include "api/run/Simulation.hpp"
+#include "api/training/PretrainCache.hpp"
+#include "algorithms/PlanAlgorithm.hpp"
+#include "algorithms/TrainParams.hpp"
+#include "algorithms/Training.hpp"
+#include "sim/io/JsonInput.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+namespace ccsim::api {
+
+namespace {
+/// The paper model each algorithm family is measured on: the workload whose simulated step time the time curve uses
+/// unless the request names one.
+std::string paper_workload(const algorithms::PlanAlgorithm& algo)
+{
+  switch (algo.parallelism()) {
+  case algorithms::Parallelism::PIPELINE: return "gpt2-xl";               // AQ-SGD Tables 2-3
+  case algorithms::Parallelism::SHARDED_DATA_PARALLEL: return "gpt-1.3b"; // SDP4Bit Table 2
+  default: return "bert-large"; // 1-bit Adam §7.1, 1-bit LAMB Table 5, SLAMB §5
+  }
+}
+
+/// Seconds of each training step on the simulated cluster, by phase name (warm-up steps at their own time). The
+/// training parameters the algorithm's plan also takes (pp, fw_bits, bw_bits, k, H...) travel with it, so the
+/// simulated cluster runs what was trained.
+std::map<std::string, double> simulated_times(const TrainRequest& in, const std::string& algorithm,
+                                              const numerics::Hyper& hyper)
+{
+  const auto* algo = algorithms::find_plan_algorithm(algorithm);
+  if (algo == nullptr)
+    throw io::InputError("--algorithm", "", "'" + algorithm + "' has no communication plan to simulate");
+  SimulateRequest req;
+  req.topology  = *in.topology;
+  req.workload  = in.workload.value_or(paper_workload(*algo));
+  req.algorithm = algorithm;
+  req.gpus      = in.gpus;
+  const auto known = algorithms::default_params(*algo);
+  for (const auto& [key, value] : hyper) {
+    if (key == "pp" && algo->parallelism() == algorithms::Parallelism::PIPELINE)
+      req.pp = static_cast<int>(value);
+    else if (known.count(key) != 0)
+      req.params[key] = fmt::format("{}", value);
+  }
+  if (algo->parallelism() == algorithms::Parallelism::PIPELINE && !req.pp)
+    req.pp = algorithms::kDefaultPipelineStages;
+  std::map<std::string, double> by_phase;
+  for (const auto& p : run_simulation_isolated(req).phases)
+    by_phase[p.name] = p.step_time_s;
+  return by_phase;
+}
+
+/// Held-out loss against simulated seconds: each step costs its phase's simulated step time.
+std::vector<std::pair<double, double>> time_curve(const algorithms::TrainResult& r,
+                                                  const std::map<std::string, double>& times)
+{
+  std::vector<std::pair<double, double>> curve;
+  double t         = 0;
+  std::size_t next = 0;
+  curve.emplace_back(0.0, r.loss_curve.front().second);
+  for (std::size_t s = 0; s < r.step_phase.size(); ++s) {
+    const auto it = times.find(r.step_phase[s]);
+    t += it != times.end() ? it->second : times.begin()->second;
+    while (next < r.loss_curve.size() && r.loss_curve[next].first <= static_cast<int>(s + 1)) {
+      if (r.loss_curve[next].first == static_cast<int>(s + 1))
+        curve.emplace_back(t, r.loss_curve[next].second);
+      ++next;
+    }
+  }
+  return curve;
+}
+} // namespace
+
+TrainOutcome train_algorithms(const TrainRequest& in)
+{
+  TrainOutcome out;
+  out.requested = in.algorithms.size();
+  numerics::Hyper hyper = in.hyper;
+  // --task finetune: one pre-trained starting point for every algorithm of the list (api/training/PretrainCache.hpp).
+  Pretrained pretrained;
+  nlohmann::json task_doc = {{"name", in.task}};
+  if (in.task == "finetune") {
+    if (in.model != "tiny-transformer")
+      throw io::InputError("--task", "", "finetune needs --model tiny-transformer (the mlp has no text to shift)");
+    if (numerics::hyper_or(hyper, "pp", algorithms::kDefaultPipelineStages) > 4)
+      throw io::InputError("--task", "", "finetune pre-trains the 2-layer transformer, which splits into at most 4 stages: give --param pp <= 4");
+    PretrainSpec spec;
+    spec.steps = in.pretrain_steps;
+    spec.seed  = in.seed;
+    if (in.on_progress)
+      in.on_progress(fmt::format("pre-training on {} ({} steps, or the cache)", spec.corpus, spec.steps), 0, 1, "models",
+                     "");
+    pretrained = pretrained_transformer(spec, in.cache_dir.empty() ? default_cache_dir() : in.cache_dir);
+    if (!pretrained.note.empty() && in.on_note)
+      in.on_note(pretrained.note);
+    task_doc["pretrain"] = {{"algorithm", "adam"},
+                            {"corpus", spec.corpus},
+                            {"steps", spec.steps},
+                            {"global_batch", spec.global_batch},
+                            {"workers", spec.workers},
+                            {"seed", spec.seed},
+                            {"cache_key", fmt::format("{:016x}", pretrained.key)},
+                            {"cache_file", pretrained.file},
+                            {"from_cache", pretrained.from_cache}};
+    // Fine-tuning runs at a fine-tuning rate unless --param lr says otherwise (PretrainCache.hpp, kFinetuneLr).
+    const bool lr_given = hyper.count("lr") != 0;
+    if (!lr_given)
+      hyper["lr"] = kFinetuneLr;
+    task_doc["lr"]        = hyper.at("lr");
+    task_doc["lr_source"] =
+        lr_given ? "--param lr" : fmt::format("fine-tuning default: a tenth of the pre-training rate {}", kPretrainLr);
+  }
+
+  for (std::size_t a = 0; a < in.algorithms.size() && out.stopped.empty(); ++a) {
+    const std::string& algorithm = in.algorithms[a];
+    algorithms::TrainConfig cfg;
+    cfg.algorithm = algorithm;
+    cfg.model     = in.model;
+    cfg.workers   = in.workers;
+    // The transformer costs ~100x the MLP per sample; its own defaults keep a run near the ~30 s budget (issue 6).
+    const bool transformer = cfg.model == "tiny-transformer";
+    cfg.steps        = in.steps.value_or(transformer ? 200 : 1000);
+    cfg.global_batch = in.global_batch.value_or(transformer ? 64 : 512);
+    cfg.seed         = in.seed;
+    cfg.initial      = pretrained.params; // null unless finetune
+    cfg.hyper        = algorithms::hyper_for(algorithm, hyper);
+    cfg.kernels      = in.kernels;
+    // Progress per step; a signal or the time limit stops the loop after the step it is in.
+    const std::string what = in.algorithms.size() > 1
+                                 ? fmt::format("{} ({} of {})", algorithm, a + 1, in.algorithms.size())
+                                 : algorithm;
+    cfg.on_step = [&](int step, double loss) {
+      if (in.on_progress)
+        in.on_progress(what, step, cfg.steps, "steps", fmt::format("held-out loss {:.4f}", loss));
+      return !stop_requested();
+    };
+    algorithms::TrainResult r;
+    try {
+      r = algorithms::train(cfg);
+    } catch (const std::invalid_argument& e) {
+      throw io::InputError("ccsim train", "", algorithm + ": " + e.what());
+    }
+    if (r.steps_done < cfg.steps) {
+      out.stopped = fmt::format("{} stopped at step {}/{}", algorithm, r.steps_done, cfg.steps);
+      if (stop_signal() != 0)
+        throw stop_exception(out.stopped); // a signal: out now, nothing printed
+    }
+    TrainRun run;
+    run.algorithm        = algorithm;
+    run.backend          = in.kernels->name();
+    run.final_loss       = r.final_loss;
+    run.loss_curve       = r.loss_curve;
+    run.bytes_per_worker = r.bytes_per_worker;
+    run.wall_s           = r.wall_s;
+    run.steps_done       = r.steps_done;
+    run.complete         = r.steps_done == cfg.steps;
+    run.task             = task_doc;
+    // A run whose parameters overflowed has no loss to report (final_loss and the curve's later points are null).
+    if (r.diverged_step >= 0)
+      run.diverged_at_step = r.diverged_step;
+    if (in.topology && out.stopped.empty()) {
+      std::map<std::string, double> times;
+      try {
+        times = simulated_times(in, algorithm, cfg.hyper);
+      } catch (const RunStopped&) {
+        if (stop_signal() != 0)
+          throw stop_exception(algorithm + ": trained, its time curve not simulated");
+        out.stopped  = algorithm + " trained, its time curve not simulated";
+        run.complete = false;
+        out.runs.push_back(run);
+        break;
+      }
+      run.time_curve = time_curve(r, times);
+    }
+    out.runs.push_back(std::move(run));
+  }
+  return out;
+}
+
+nlohmann::json to_json(const TrainRun& run)
+{
+  nlohmann::json doc = {{"algorithm", run.algorithm},
+                        {"backend", run.backend},
+                        {"final_loss", run.final_loss},
+                        {"loss_curve", run.loss_curve},
+                        {"bytes_per_worker", run.bytes_per_worker},
+                        {"wall_s", run.wall_s},
+                        {"steps_done", run.steps_done},
+                        {"complete", run.complete},
+                        {"task", run.task},
+                        {"diverged_at_step",
+                         run.diverged_at_step ? nlohmann::json(*run.diverged_at_step) : nlohmann::json(nullptr)}};
+  if (run.time_curve) {
+    nlohmann::json curve = nlohmann::json::array();
+    for (const auto& [t, loss] : *run.time_curve)
+      curve.push_back({t, loss});
+    doc["time_curve"] = curve;
+  }
+  return doc;
+}
+
+} // namespace ccsim::api

@@ -1,0 +1,74 @@
+#pragma once
+// `ccsim train` as a library call: genuine convergence runs of a proxy model, one per algorithm of a list, with N
+// in-process workers through the real compressors (algorithms/Training.hpp); with `--task finetune` every run starts
+// from one pre-trained model (api/training/PretrainCache.hpp); with a topology, each run's held-out loss is also laid
+// against simulated cluster time (time-to-accuracy), each step priced at its own phase's simulated step time.
+
+#include "numerics/CompressionKernels.hpp"
+#include "numerics/Optimizers.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ccsim::api {
+
+struct TrainRequest {
+  std::vector<std::string> algorithms; // compared on the same data, model and seed
+  std::string model = "mlp";           // mlp | tiny-transformer
+  int workers       = 16;
+  /// Steps and global batch; unset: the model's defaults (mlp 1000 x 512, tiny-transformer 200 x 64: a run near 30 s).
+  std::optional<int> steps, global_batch;
+  numerics::Hyper hyper; // --param keys; each algorithm takes those its update reads
+  std::uint64_t seed = 1;
+  const numerics::CompressionKernels* kernels = &numerics::cpu_kernels();
+  std::string task = "scratch"; // scratch | finetune
+  int pretrain_steps = 400;     // finetune: pre-training steps
+  std::string cache_dir;        // finetune: where pre-trained models are kept (empty: default_cache_dir())
+  /// Loss against simulated time on this cluster (preset or path) with this many GPUs; unset: none.
+  std::optional<std::string> topology;
+  int gpus = 0;
+  std::optional<std::string> workload; // the model whose step time is simulated (default: the algorithm's paper model)
+  /// Progress of the work in hand: `what` ("onebit-adam (2 of 3)", or the pre-training), `done` of `total` in `unit`
+  /// ("steps", "models"), and a note (the newest held-out loss). A new `what` starts a new piece of work.
+  std::function<void(const std::string& what, double done, double total, const std::string& unit,
+                     const std::string& note)>
+      on_progress;
+  /// A line for the user (why a cached pre-trained model was trained again).
+  std::function<void(const std::string& line)> on_note;
+};
+
+/// One algorithm's run.
+struct TrainRun {
+  std::string algorithm;
+  std::string backend;
+  double final_loss = 0; // NaN when the run diverged
+  std::vector<std::pair<int, double>> loss_curve; // (step, held-out loss); NaN past a divergence
+  std::uint64_t bytes_per_worker = 0;
+  double wall_s                  = 0;
+  int steps_done          = 0;
+  bool complete           = false;
+  std::optional<int> diverged_at_step;
+  nlohmann::json task; // {"name": scratch|finetune, "pretrain": {...}, "lr", "lr_source"}
+  /// With a topology: (simulated seconds, held-out loss), from 0.
+  std::optional<std::vector<std::pair<double, double>>> time_curve;
+};
+
+struct TrainOutcome {
+  std::vector<TrainRun> runs;
+  std::size_t requested = 0; // algorithms asked for
+  std::string stopped;       // how far a run stopped by the time limit got ("" when none was)
+};
+
+/// Trains every algorithm in turn. A signal throws RunStopped at once; past the time limit the runs finished so far
+/// (and the stopped one, complete: false) are returned with `stopped` set. Bad input throws io::InputError.
+TrainOutcome train_algorithms(const TrainRequest& request);
+
+nlohmann::json to_json(const TrainRun& run);
+
+} // namespace ccsim::api

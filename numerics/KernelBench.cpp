@@ -1,0 +1,84 @@
+// CPU kernel benchmark over the numerics/ implementations (the same code the convergence runs use).
+#include "numerics/KernelBench.hpp"
+
+#include "numerics/ActivationQuantizer.hpp"
+#include "numerics/GroupQuantizer.hpp"
+#include "numerics/Hadamard.hpp"
+#include "numerics/OnebitPack.hpp"
+#include "numerics/ParallelFor.hpp"
+#include "numerics/Sparsifiers.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <random>
+
+namespace ccsim::numerics {
+
+const std::vector<std::string>& bench_kernel_names()
+{
+  static const std::vector<std::string> names = {"memcpy",          "onebit_compress", "onebit_decompress",
+                                                 "quant_int4_g128", "quant_int8_g128", "hadamard32_quant_int4",
+                                                 "randk_gather",    "topk",            "aq_delta_quant"};
+  return names;
+}
+
+namespace {
+double median_seconds(const std::function<void()>& f, int repeats)
+{
+  f(); // warm caches and page in buffers
+  std::vector<double> t;
+  for (int i = 0; i < repeats; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+} // namespace
+
+std::vector<KernelRate> bench_cpu(std::uint64_t bytes, int repeats, std::size_t threads)
+{
+  using namespace numerics;
+  const std::size_t n = std::max<std::size_t>(1024, bytes / 4 / 1024 * 1024); // fp32 values, multiple of 1024
+  std::vector<float> x(n), y(n), err(n, 0.0f);
+  std::mt19937 rng(1);
+  std::normal_distribution<float> d;
+  for (auto& v : x)
+    v = d(rng);
+  // Every output buffer is allocated once, outside the timed calls: the kernels alone are measured.
+  std::vector<std::uint8_t> bits(n / 8), codes(n);
+  std::vector<float> scales(n / 128 + 1), aq_scales(1024), m(n, 0.0f);
+  std::vector<std::int8_t> aq_codes(n);
+  pack_signs(x.data(), n, bits.data());
+  const auto mask = random_k_indices(n, 0.1, 7, 0);
+  std::vector<float> picked(mask.size());
+  std::vector<KernelRate> out;
+  auto run = [&](const std::string& name, const std::function<void()>& f) {
+    const double s = median_seconds(f, repeats);
+    out.push_back({name, "cpu", 4ull * n, 4.0 * static_cast<double>(n) / s / 1e9});
+  };
+  const std::size_t t = threads;
+  run("memcpy", [&] {
+    parallel_ranges(t, n, 16, [&](std::size_t b, std::size_t e) { std::memcpy(y.data() + b, x.data() + b, 4 * (e - b)); });
+  });
+  run("onebit_compress", [&] { compress_with_feedback(x.data(), err.data(), n, bits.data(), t); });
+  run("onebit_decompress", [&] { unpack_signs(bits.data(), n, 0.5f, y.data(), t); });
+  run("quant_int4_g128",
+      [&] { quantize_groups_packed(x.data(), n, 4, 128, Rounding::STOCHASTIC, 3, codes.data(), scales.data(), 0, t); });
+  run("quant_int8_g128",
+      [&] { quantize_groups_packed(x.data(), n, 8, 128, Rounding::STOCHASTIC, 3, codes.data(), scales.data(), 0, t); });
+  run("hadamard32_quant_int4", [&] {
+    hadamard32_quantize_packed(x.data(), n, 4, 128, Rounding::STOCHASTIC, 3, codes.data(), scales.data(), 0, t);
+  });
+  run("randk_gather", [&] { gather(x.data(), mask.data(), mask.size(), picked.data(), t); });
+  run("topk", [&] { (void)top_k_indices(x.data(), n, n / 100); });
+  // AQ-SGD's sender: delta against the per-example buffer, per-channel quantization, buffer update (1024 channels).
+  run("aq_delta_quant",
+      [&] { quantize_delta_channels(x.data(), m.data(), n / 1024, 1024, 4, aq_codes.data(), aq_scales.data(), t); });
+  return out;
+}
+
+} // namespace ccsim::numerics

@@ -1,0 +1,50 @@
+// The fitting engine on models whose answers are known in closed form.
+#include "api/calibration/ConstantFit.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using ccsim::api::ConstantFit;
+using P = ConstantFit::Parameter;
+
+TEST_CASE("ConstantFit: Gauss-Newton finds an affine model's two constants from exact data", "[api]")
+{
+  // t(s) = alpha + s / B, the alpha-beta time of a message of s bytes: alpha = 5e-6 s, B = 1e10 B/s. The parameters
+  // are u = 1 / B (times 1e9, so both are of order 1) and alpha in microseconds.
+  const std::vector<double> sizes = {1e3, 1e5, 1e7, 1e9};
+  std::vector<double> measured;
+  for (const double s : sizes)
+    measured.push_back(5e-6 + s / 1e10);
+  ConstantFit fit([&](const std::vector<double>& x) {
+    std::vector<double> t;
+    for (const double s : sizes)
+      t.push_back(x[1] * 1e-6 + s * x[0] * 1e-9);
+    return t;
+  }, measured);
+  const auto x = fit.gauss_newton({P{0.5, P::Bound::POSITIVE, 0, 0}, P{20, P::Bound::NON_NEGATIVE, 0.01, 1e-3}});
+  REQUIRE(x.has_value());
+  CHECK((*x)[0] == Approx(0.1).epsilon(1e-9)); // 1e9 / 1e10
+  CHECK((*x)[1] == Approx(5.0).epsilon(1e-9));
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    CHECK(fit.predict(*x)[i] == Approx(measured[i]).epsilon(1e-9));
+}
+
+TEST_CASE("ConstantFit: a constant that changes no prediction cannot be fitted", "[api]")
+{
+  ConstantFit fit([](const std::vector<double>& x) { return std::vector<double>{x[0], 2 * x[0]}; }, {1.0, 2.0});
+  CHECK_FALSE(fit.gauss_newton({P{3, P::Bound::POSITIVE, 0, 0}, P{1, P::Bound::NON_NEGATIVE, 0.01, 1e-3}}).has_value());
+}
+
+TEST_CASE("ConstantFit: log-error descent finds a scale to 0.2 percent, on the rows it is told to use", "[api]")
+{
+  // predictions c x (1, 2, 3); measured 0.7 x (1, 2, 3) except a third row off by 10x, left out of the fit.
+  ConstantFit fit([](const std::vector<double>& x) { return std::vector<double>{x[0], 2 * x[0], 3 * x[0]}; },
+                  {0.7, 1.4, 21.0});
+  const auto c = fit.minimise_log_error({true, true, false}, {1.0});
+  CHECK(c[0] == Approx(0.7).epsilon(0.002));
+  // Every evaluation is memoised: asking again costs nothing.
+  const auto before = fit.evaluations();
+  (void)fit.predict(c);
+  CHECK(fit.evaluations() == before);
+}

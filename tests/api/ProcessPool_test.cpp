@@ -1,0 +1,72 @@
+// The one process pool: results by task index whatever order the children finish in, input errors and crashes told
+// apart, and a first failure that stops the launching unless keep_going.
+#include "api/process/ProcessPool.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+using namespace ccsim::api;
+
+TEST_CASE("ProcessPool: every task's answer lands at its index, slow ones first or not", "[api]")
+{
+  PoolOptions options;
+  options.jobs = 3;
+  std::vector<std::size_t> finished_order;
+  options.on_finished = [&](std::size_t i, const TaskResult& r) {
+    CHECK(r.ok());
+    finished_order.push_back(i);
+  };
+  // Task i sleeps (5 - i) x 20 ms: the later ones finish first.
+  const auto out = run_pool(6, [](std::size_t i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20 * (5 - static_cast<int>(i))));
+    return nlohmann::json{{"square", i * i}};
+  }, options);
+  REQUIRE(out.results.size() == 6);
+  CHECK_FALSE(out.stopped);
+  for (std::size_t i = 0; i < 6; ++i) {
+    REQUIRE(out.results[i].ok());
+    CHECK(out.results[i].value["square"] == i * i);
+  }
+  CHECK(finished_order.size() == 6);
+}
+
+TEST_CASE("ProcessPool: an input error keeps its message, a crash is one line, and only the listed tasks run", "[api]")
+{
+  PoolOptions options;
+  options.jobs = 2;
+  const auto out = run_pool(4, {0, 1, 3}, [](std::size_t i) -> nlohmann::json {
+    if (i == 1)
+      throw ccsim::io::InputError("--gpus", "", "too many");
+    if (i == 3)
+      std::abort();
+    return i;
+  }, options);
+  CHECK(out.results[0].ok());
+  CHECK(out.results[1].status == TaskResult::Status::INPUT_ERROR);
+  REQUIRE(out.results[1].input_error.has_value());
+  CHECK(out.results[1].input_error->problem() == "too many");
+  CHECK(out.results[1].error == "--gpus: too many");
+  CHECK(out.results[2].status == TaskResult::Status::NOT_RUN);
+  CHECK(out.results[3].status == TaskResult::Status::CRASH);
+  CHECK_THAT(out.results[3].error, Catch::Contains("simulation crashed (signal 6)"));
+}
+
+TEST_CASE("ProcessPool: without keep_going the first failure stops the launching", "[api]")
+{
+  PoolOptions options;
+  options.jobs       = 1; // one at a time: task 2 fails before 3 and 4 are launched
+  options.keep_going = false;
+  const auto out = run_pool(5, [](std::size_t i) -> nlohmann::json {
+    if (i == 2)
+      throw ccsim::io::InputError("x", "", "no");
+    return i;
+  }, options);
+  CHECK(out.results[0].ok());
+  CHECK(out.results[1].ok());
+  CHECK(out.results[2].failed());
+  CHECK(out.results[3].status == TaskResult::Status::NOT_RUN);
+  CHECK(out.results[4].status == TaskResult::Status::NOT_RUN);
+}
