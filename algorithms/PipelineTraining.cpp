@@ -3,7 +3,7 @@
 // is the staged MLP or the staged tiny transformer (workloads/proxy/PipelineModel.hpp).
 #include "algorithms/TrainingPaths.hpp"
 
-#include "numerics/ActivationQuantizer.hpp"
+#include "numerics/DeltaBuffers.hpp"
 #include "workloads/proxy/PipelineModel.hpp"
 
 #include <algorithm>

@@ -2,6 +2,7 @@
 #include "algorithms/Training.hpp"
 #include "algorithms/LrSchedule.hpp"
 
+#include "algorithms/OptimizerFactory.hpp"
 #include "algorithms/TrainParams.hpp"
 #include "algorithms/TrainingPaths.hpp"
 #include "algorithms/Registry.hpp"
@@ -109,8 +110,8 @@ TrainResult train(const TrainConfig& c)
   // The schedule is the trainer's, not the optimizer's: a word parameter the optimizers never see.
   const auto schedule = static_cast<LrSchedule>(static_cast<int>(numerics::hyper_or(hyper, "lr_schedule", 0)));
   hyper.erase("lr_schedule");
-  const auto opt = numerics::make_distributed_optimizer(c.algorithm, model.layout(), static_cast<std::size_t>(c.workers),
-                                                        hyper, *c.kernels);
+  const auto opt = make_distributed_optimizer(c.algorithm, model.layout(), static_cast<std::size_t>(c.workers), hyper,
+                                              *c.kernels);
 
   std::vector<numerics::Vec> params(static_cast<std::size_t>(c.workers), initial_params_of(c, model.initial_params(c.seed)));
   std::vector<numerics::Vec> grads(static_cast<std::size_t>(c.workers));

@@ -1,31 +1,18 @@
-// The algorithms with a numeric update for `ccsim train` (numerics::make_distributed_optimizer).
+// The algorithms with a numeric update for `ccsim train`: the data-parallel optimizers
+// (algorithms/OptimizerFactory.cpp), then the sharded and pipelined training loops (algorithms/TrainingPaths.hpp).
 #include "algorithms/Registry.hpp"
+
+#include "algorithms/OptimizerFactory.hpp"
 
 namespace ccsim::algorithms {
 
 std::vector<AlgorithmInfo> update_algorithm_infos()
 {
-  return {{"sgd", "momentum SGD on averaged gradients (train only)", false, true},
-          {"adam", "", false, true},
-          {"lamb", "", false, true},
-          {"onebit-adam", "", false, true},
-          {"naive-1bit-adam", "", false, true},
-          {"onebit-lamb", "", false, true},
-          {"lamb-basic-1bit", "", false, true},
-          {"slamb", "", false, true},
-          {"topk-lamb", "", false, true},
-          {"randk-lamb", "", false, true},
-          {"megatron-dp", "", false, true},
-          {"sdp4bit", "", false, true},
-          {"qwd", "", false, true},
-          {"qw", "", false, true},
-          {"tlq", "", false, true},
-          {"tlq-hs", "", false, true},
-          {"ulq", "", false, true},
-          {"zeropp", "", false, true},
-          {"fp32-pipeline", "", false, true},
-          {"directq", "", false, true},
-          {"aq-sgd", "", false, true}};
+  std::vector<AlgorithmInfo> infos = optimizer_algorithm_infos();
+  for (const char* name : {"megatron-dp", "sdp4bit", "qwd", "qw", "tlq", "tlq-hs", "ulq", "zeropp", "fp32-pipeline",
+                           "directq", "aq-sgd"})
+    infos.push_back({name, "", /*simulates=*/false, /*trains=*/true});
+  return infos;
 }
 
 } // namespace ccsim::algorithms

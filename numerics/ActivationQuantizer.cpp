@@ -1,9 +1,8 @@
-// Per-channel activation quantizer and per-example delta buffers. Loops go row by row with the channel index
-// innermost, so per-channel scales stay in cache and the compiler vectorises across channels.
+// Per-channel activation quantizer. Loops go row by row with the channel index innermost, so per-channel scales stay
+// in cache and the compiler vectorises across channels.
 #include "numerics/ActivationQuantizer.hpp"
 
 #include "numerics/ParallelFor.hpp"
-#include "numerics/QuantizedSizes.hpp"
 #include "numerics/Rounding.hpp"
 
 #include <algorithm>
@@ -43,11 +42,6 @@ float round_to_fp16(float v)
   return std::ldexp(round_half_even(m * 2048.0f) / 2048.0f, e);
 }
 
-std::uint64_t ChannelQuantized::wire_bytes() const
-{
-  return channel_quantized_bytes(rows, channels, bits);
-}
-
 void quantize_channels(const float* x, std::size_t rows, std::size_t channels, int bits, std::int8_t* codes,
                        float* scales)
 {
@@ -69,30 +63,6 @@ void dequantize_channels(const std::int8_t* codes, const float* scales, std::siz
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t c = 0; c < channels; ++c)
       out[r * channels + c] = static_cast<float>(codes[r * channels + c]) / half * scales[c];
-}
-
-ChannelQuantized quantize_channels(const float* x, std::size_t rows, std::size_t channels, int bits,
-                                   const CompressionKernels& kernels)
-{
-  ChannelQuantized q;
-  q.bits = bits, q.rows = rows, q.channels = channels;
-  q.codes.resize(rows * channels);
-  q.scales.resize(channels);
-  kernels.quantize_channels(x, rows, channels, bits, q.codes.data(), q.scales.data());
-  return q;
-}
-
-void dequantize_channels(const ChannelQuantized& q, float* out, const CompressionKernels& kernels)
-{
-  kernels.dequantize_channels(q.codes.data(), q.scales.data(), q.rows, q.channels, q.bits, out);
-}
-
-std::uint64_t direct_quantize(const float* x, std::size_t rows, std::size_t channels, int bits, float* out,
-                              const CompressionKernels& kernels)
-{
-  const auto q = quantize_channels(x, rows, channels, bits, kernels);
-  dequantize_channels(q, out, kernels);
-  return q.wire_bytes();
 }
 
 namespace {
@@ -136,52 +106,6 @@ void quantize_delta_channels(const float* a, float* m, std::size_t rows, std::si
     for (std::size_t r = r0; r < r1; ++r)
       encode_row(a + r * channels, m + r * channels, m + r * channels, scales, channels, half, codes + r * channels);
   });
-}
-
-std::uint64_t DeltaMessage::wire_bytes() const
-{
-  return full ? 4ull * values.size() : delta.wire_bytes();
-}
-
-DeltaMessage DeltaBuffers::encode(std::uint64_t example, const float* a)
-{
-  const std::size_t n = rows_ * channels_;
-  DeltaMessage msg;
-  auto it = m_.find(example);
-  if (it == m_.end()) {
-    // Algorithm 1, lines 4–5: the first time ξ is sampled, send a(ξ) uncompressed; both sides store it.
-    msg.full   = true;
-    msg.values.assign(a, a + n);
-    m_[example] = msg.values;
-  } else {
-    // Lines 7–9: send Q(a - m(ξ)); m(ξ) <- m(ξ) + deQ(Q(a - m(ξ))) on both sides.
-    ChannelQuantized& q = msg.delta;
-    q.bits = bits_, q.rows = rows_, q.channels = channels_;
-    q.codes.resize(n);
-    q.scales.resize(channels_);
-    kernels_->quantize_delta_channels(a, it->second.data(), rows_, channels_, bits_, q.codes.data(), q.scales.data());
-  }
-  bytes_ += msg.wire_bytes();
-  return msg;
-}
-
-const std::vector<float>& DeltaBuffers::decode(std::uint64_t example, const DeltaMessage& message)
-{
-  if (message.full)
-    return m_[example] = message.values;
-  std::vector<float>& m = m_.at(example);
-  // m(ξ) += deQ: the same per-element expression m + code / 2^(b-1) · scale as the sender's update.
-  std::vector<float> delta(m.size());
-  dequantize_channels(message.delta, delta.data(), *kernels_);
-  for (std::size_t i = 0; i < m.size(); ++i)
-    m[i] = m[i] + delta[i];
-  return m;
-}
-
-std::vector<float> DeltaBuffers::send(std::uint64_t example, const float* activation)
-{
-  encode(example, activation);
-  return m_.at(example);
 }
 
 } // namespace ccsim::numerics

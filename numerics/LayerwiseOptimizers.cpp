@@ -3,7 +3,7 @@
 #include "numerics/LayerwiseOptimizers.hpp"
 
 #include "numerics/MomentumMask.hpp"
-
+#include "numerics/Optimizers.hpp"
 #include "numerics/Sparsifiers.hpp"
 
 #include <algorithm>

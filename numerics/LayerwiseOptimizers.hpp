@@ -16,7 +16,8 @@
 // static set or one that outlives the optimizer.
 
 #include "numerics/CompressedAllreduce.hpp"
-#include "numerics/Optimizers.hpp"
+#include "numerics/CompressionKernels.hpp"
+#include "numerics/OptimizerTypes.hpp"
 
 namespace ccsim::numerics {
 

@@ -11,7 +11,7 @@
 // (1 - b2) g^2, which is positive once any g is non-zero and larger than ~1e-22). A gradient that only later becomes
 // non-zero stays masked: the frozen variance has nothing to scale it by either.
 
-#include "numerics/Optimizers.hpp"
+#include "numerics/OptimizerTypes.hpp"
 
 #include <string>
 #include <vector>

@@ -1,10 +1,13 @@
 #pragma once
-// Optimizers for N in-process data-parallel workers. Each step takes every worker's gradient and parameter
-// copy; a synchronous algorithm leaves the copies identical. Communication goes through the real compressors,
-// and bytes_sent_per_worker() counts what they packed. State is public for inspection in tests.
+// Optimizers for N in-process data-parallel workers: the update formulas (Adam in three variants, LAMB) and the
+// optimizers that average, or compress, what the workers send before applying them — plain data parallelism,
+// 1-bit Adam, and the naive 1-bit gradient Adam. Communication goes through the real compressors, and
+// bytes_sent_per_worker() counts what they packed. State is public for inspection in tests. The layer-wise ones are
+// numerics/LayerwiseOptimizers.hpp; algorithms/OptimizerFactory.hpp builds any of them by algorithm name.
 
 #include "numerics/CompressedAllreduce.hpp"
 #include "numerics/CompressionKernels.hpp"
+#include "numerics/OptimizerTypes.hpp"
 
 #include <Eigen/Core>
 
@@ -15,58 +18,9 @@
 
 namespace ccsim::numerics {
 
-using Vec = Eigen::VectorXf;
-
-/// The flat parameter vector split into tensors (layer-wise methods adapt per tensor).
-struct TensorSlice {
-  std::string name;
-  std::size_t offset;
-  std::size_t size;
-};
-using TensorLayout = std::vector<TensorSlice>;
-
-using Hyper = std::map<std::string, double>;
-
-/// h[key] if present, else `fallback`.
-double hyper_or(const Hyper& h, const char* key, double fallback);
-
-class DistributedOptimizer {
-public:
-  virtual ~DistributedOptimizer() = default;
-  virtual void step(std::vector<Vec>& params, const std::vector<Vec>& grads) = 0;
-  virtual std::uint64_t bytes_sent_per_worker() const { return bytes_; }
-  virtual std::string phase() const { return "dense"; }
-  /// The learning-rate schedule's factor for the coming steps (hyper "lr" x this); 1 = the constant rate.
-  void set_lr_scale(double scale) { lr_scale_ = scale; }
-
-protected:
-  std::uint64_t bytes_ = 0;
-  double lr_scale_ = 1;
-};
-
-/// sgd, adam, lamb, onebit-adam, naive-1bit-adam, onebit-lamb, lamb-basic-1bit, slamb, topk-lamb, randk-lamb
-/// (numerics/LayerwiseOptimizers.hpp for the last five). Unknown names or keys throw std::invalid_argument.
-/// adam and naive-1bit-adam apply hyper "adam_variant" (an AdamVariant index; apex when absent); onebit-adam's
-/// warm-up is DeepSpeed adam.py's own apex-form Adam without bias correction. Like onebit-lamb, onebit-adam uses
-/// every gradient: DeepSpeed's first step() only initialises (adam.py l.241–245) but counts towards freeze_step, so
-/// at the same freeze_step ccsim makes one warm-up update more (freeze_step against freeze_step - 1); both compress
-/// from call freeze_step + 1. To replay a DeepSpeed run, drop its first gradient and pass freeze_step - 1.
-/// The compressors run their kernels on `kernels` (a static set, or one that outlives the optimizer); the dense
-/// optimizers compress nothing and call none.
-std::unique_ptr<DistributedOptimizer> make_distributed_optimizer(const std::string& name, const TensorLayout& layout,
-                                                                 std::size_t workers, const Hyper& hyper,
-                                                                 const CompressionKernels& kernels = cpu_kernels());
-
 /// The gradient average an uncompressed allreduce gives, with the fp32 ring's bytes per worker: 2(W-1)/W x 4n.
 Vec average(const std::vector<Vec>& v);
 std::uint64_t ring_allreduce_bytes(std::size_t numel, std::size_t workers);
-
-/// Adam update of one parameter vector (no communication): m, v updated; bias correction optional
-/// (1-bit Adam's DeepSpeed implementation has none, notes §2).
-struct AdamState {
-  Vec m, v;
-  long step = 0;
-};
 
 /// Which Adam formula adam_update applies. They differ in where eps sits and what weight decay does, so the same
 /// hyper-parameters give different trajectories; pick the one the run to be matched used.
@@ -84,12 +38,76 @@ struct AdamState {
 enum class AdamVariant { APEX = 0, TORCH = 1, ADAMW = 2 };
 /// The names of the variants in enum order ("apex", "torch", "adamw"): the words `--param adam_variant` takes.
 const std::vector<std::string>& adam_variant_names();
+/// hyper["adam_variant"] as the enum (APEX when absent); any other index throws std::invalid_argument.
+AdamVariant adam_variant_of(const Hyper& hyper);
 
+/// Adam update of one parameter vector (no communication): m, v updated; bias correction optional
+/// (1-bit Adam's DeepSpeed implementation has none, notes §2).
 void adam_update(Vec& x, const Vec& g, AdamState& s, double lr, double beta1, double beta2, double eps,
                  double weight_decay, bool bias_correction, AdamVariant variant = AdamVariant::APEX);
 
 /// LAMB (1-bit LAMB eq. 1): per tensor, update u = m/(sqrt(v)+eps) + wd·x, x -= lr · clip(||x||/||u||, c_min, c_max) · u.
 void lamb_update(Vec& x, const Vec& g, AdamState& s, const TensorLayout& layout, double lr, double beta1, double beta2,
                  double eps, double weight_decay, double c_min, double c_max);
+
+/// Uncompressed data parallelism: average the gradients (fp32 ring allreduce bytes), then each worker updates.
+/// `kind` "sgd" (momentum SGD: m = beta1·m + g, x -= lr·m), "adam" (adam_update with hyper "adam_variant") or
+/// "lamb" (lamb_update).
+class DenseOptimizer : public DistributedOptimizer {
+public:
+  DenseOptimizer(std::string kind, TensorLayout layout, std::size_t workers, const Hyper& h);
+  void step(std::vector<Vec>& params, const std::vector<Vec>& grads) override;
+
+private:
+  std::string kind_;
+  TensorLayout layout_;
+  std::size_t workers_;
+  Hyper h_;
+  std::vector<AdamState> state_;
+};
+
+/// 1-bit Adam (1-bit Adam Algorithm 1; DeepSpeed fp16/onebit/adam.py, notes §2): Adam on averaged gradients for
+/// freeze_step steps, then the variance is frozen and each worker's LOCAL momentum m = b1·m + (1-b1)·g_local
+/// goes through the compressed allreduce with error feedback; x -= lr · m / (sqrt(v) + eps). No bias correction.
+/// The warm-up is DeepSpeed adam.py's own apex-form Adam without bias correction. Like onebit-lamb, it uses every
+/// gradient: DeepSpeed's first step() only initialises (adam.py l.241–245) but counts towards freeze_step, so at the
+/// same freeze_step ccsim makes one warm-up update more (freeze_step against freeze_step - 1); both compress from
+/// call freeze_step + 1. To replay a DeepSpeed run, drop its first gradient and pass freeze_step - 1.
+/// `n` is the length of the parameter vector; the compressor runs its kernels on `kernels` (a static set, or one
+/// that outlives the optimizer).
+class OnebitAdam : public DistributedOptimizer {
+public:
+  OnebitAdam(std::size_t n, std::size_t workers, const Hyper& h, const CompressionKernels& kernels = cpu_kernels());
+  std::string phase() const override { return steps_ < freeze_ ? "warmup" : "compressed"; }
+  void step(std::vector<Vec>& params, const std::vector<Vec>& grads) override;
+  const AdamState& state(std::size_t w) const { return state_[w]; }
+
+private:
+  std::size_t workers_;
+  Hyper h_;
+  std::vector<AdamState> state_;
+  CompressedAllreduce ar_;
+  long freeze_;
+  long steps_ = 0;
+  std::uint64_t warm_bytes_ = 0;
+  Vec mask_; // the momentum mask (numerics/MomentumMask.hpp); empty = none
+};
+
+/// The naive baseline of 1-bit Adam §3.2 / Fig. 1: error-feedback 1-bit compression of the GRADIENTS, then
+/// Adam (momentum and variance, hyper "adam_variant") on the compressed average. The variance sees sign noise, which
+/// is why it fails.
+class NaiveOnebitAdam : public DistributedOptimizer {
+public:
+  NaiveOnebitAdam(std::size_t n, std::size_t workers, const Hyper& h,
+                  const CompressionKernels& kernels = cpu_kernels());
+  std::string phase() const override { return "compressed"; }
+  void step(std::vector<Vec>& params, const std::vector<Vec>& grads) override;
+
+private:
+  std::size_t workers_;
+  Hyper h_;
+  std::vector<AdamState> state_;
+  CompressedAllreduce ar_;
+};
 
 } // namespace ccsim::numerics

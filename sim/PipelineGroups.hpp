@@ -6,7 +6,7 @@
 // meet: each one's flows cross only its own domains' links. The first group then runs exactly as it would beside the
 // others, and simulating it alone gives the pipeline's time.
 // A 1,024-GPU AQ-SGD step at PP 4 runs 32 groups of 8 chains: one group is simulated (2,560 actors become 80), and
-// the others' messages are counted without being sent (sim/StepEngine.cpp, run_pipeline). On the 16,384-GPU fat-tree
+// the others' messages are counted without being sent (sim/PipelineSchedule.cpp, run_pipeline). On the 16,384-GPU fat-tree
 // (leaves of 16 nodes) a group is 128 chains on 4 leaves, 1 of 32.
 //
 // Why a core cannot limit on a switch without oversubscription: a core's capacity there is the sum of the NICs'

@@ -3,9 +3,11 @@
 // micro-batch x gradient accumulation (or a GPipe schedule over pipeline stages), then the plan's kernels,
 // collectives and optimizer step, in order. It never knows which algorithm it runs.
 // Call simulate_step() once per process (SimGrid's Engine is a per-process singleton).
+// What compute, kernels and optimizer steps cost (ComputeTimes, compute_times) is sim/CostModel.hpp.
 
 #include "sim/Collectives.hpp"
 #include "sim/CommPlan.hpp"
+#include "sim/CostModel.hpp"
 #include "sim/StepTrace.hpp"
 #include "sim/Topology.hpp"
 #include "sim/Workload.hpp"
@@ -16,20 +18,6 @@
 #include <vector>
 
 namespace ccsim::sim {
-
-/// Compute of one micro-batch on one GPU (its tensor/pipeline share).
-struct ComputeTimes {
-  double forward_s = 0;
-  double backward_s = 0;
-  std::string source; // "profile: <source>" or "flops: ..."
-};
-
-/// The workload's profile for this GPU, micro-batch, sequence length and tp if there is one; else FLOPs over
-/// the GPU's sustained rate, split 1/3 forward, 2/3 backward. Divided over pipeline stages.
-ComputeTimes compute_times(const Topology& topo, const Workload& workload, const StepShape& shape);
-
-/// Seconds of the optimizer update of `op` on one GPU.
-double optimizer_seconds(const Topology& topo, const Workload& workload, const OptimizerOp& op);
 
 struct PhaseReport {
   std::string name;

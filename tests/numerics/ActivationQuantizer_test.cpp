@@ -1,5 +1,6 @@
 // ActivationQuantizer: AQ-SGD's per-channel quantizer, the sender/receiver delta buffers and DirectQ.
 #include "numerics/ActivationQuantizer.hpp"
+#include "numerics/DeltaBuffers.hpp"
 #include "numerics/QuantizedSizes.hpp"
 
 #include <catch2/catch.hpp>

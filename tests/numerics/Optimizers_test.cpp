@@ -63,23 +63,6 @@ TEST_CASE("adam_update: apex, torch and adamw take one step to their own closed 
   }
 }
 
-TEST_CASE("make_distributed_optimizer: adam_variant selects the formula of Adam's update", "[numerics]")
-{
-  // The same one-step case through the distributed wrapper (2 workers, equal gradients, so the average is g):
-  // adam_variant 1 = torch gives x0 = 1 - 0.1·0.7/0.71 (above), and an index past adamw is rejected.
-  const Hyper h = {{"lr", 0.1}, {"eps", 0.01}, {"weight_decay", 0.5}, {"adam_variant", 1}};
-  auto opt      = make_distributed_optimizer("adam", {{"x", 0, 2}}, 2, h);
-  Vec x0(2), g0(2);
-  x0 << 1, -2;
-  g0 << 0.2f, -0.05f;
-  std::vector<Vec> x(2, x0);
-  opt->step(x, {g0, g0});
-  CHECK(x[1][0] == Approx(0.9014084507).epsilon(1e-6));
-  Hyper bad = h;
-  bad["adam_variant"] = 3;
-  CHECK_THROWS_AS(make_distributed_optimizer("adam", {{"x", 0, 2}}, 2, bad), std::invalid_argument);
-}
-
 TEST_CASE("lamb_update: the trust ratio ||x||/||u|| is clipped into (c_min / c_max) per tensor", "[numerics]")
 {
   // Two tensors. After one step (no bias correction in LAMB's moments here) u = m/sqrt(v) = 0.1g/(sqrt(0.001)|g|)
@@ -100,8 +83,7 @@ TEST_CASE("lamb_update: the trust ratio ||x||/||u|| is clipped into (c_min / c_m
 TEST_CASE("OnebitAdam: with freeze_step beyond the run it is Adam without bias correction", "[numerics]")
 {
   const std::size_t W = 4, n = 10;
-  const TensorLayout layout = {{"all", 0, n}};
-  auto onebit = make_distributed_optimizer("onebit-adam", layout, W, {{"lr", 0.01}, {"freeze_step", 100}});
+  OnebitAdam onebit(n, W, {{"lr", 0.01}, {"freeze_step", 100}});
   std::vector<Vec> xs(W, Vec::LinSpaced(n, -1, 1));
   Vec ref = Vec::LinSpaced(n, -1, 1);
   AdamState rs;
@@ -112,20 +94,20 @@ TEST_CASE("OnebitAdam: with freeze_step beyond the run it is Adam without bias c
     for (auto& g : grads)
       for (long i = 0; i < g.size(); ++i)
         g[i] = d(rng);
-    onebit->step(xs, grads);
+    onebit.step(xs, grads);
     adam_update(ref, average(grads), rs, 0.01, 0.9, 0.999, 1e-8, 0, false);
   }
   for (std::size_t w = 0; w < W; ++w)
     for (std::size_t i = 0; i < n; ++i)
       CHECK(xs[w][i] == Approx(ref[i]).epsilon(1e-6));
-  CHECK(onebit->phase() == "warmup");
-  CHECK(onebit->bytes_sent_per_worker() == 5 * ring_allreduce_bytes(n, W));
+  CHECK(onebit.phase() == "warmup");
+  CHECK(onebit.bytes_sent_per_worker() == 5 * ring_allreduce_bytes(n, W));
 }
 
 TEST_CASE("OnebitAdam: after the freeze workers stay identical and send 1-bit bytes", "[numerics]")
 {
   const std::size_t W = 2, n = 16;
-  auto opt = make_distributed_optimizer("onebit-adam", {{"all", 0, n}}, W, {{"lr", 0.01}, {"freeze_step", 2}});
+  OnebitAdam opt(n, W, {{"lr", 0.01}, {"freeze_step", 2}});
   std::vector<Vec> xs(W, Vec::Ones(n));
   std::mt19937 rng(5);
   std::normal_distribution<float> d;
@@ -134,16 +116,10 @@ TEST_CASE("OnebitAdam: after the freeze workers stay identical and send 1-bit by
     for (auto& g : grads)
       for (long i = 0; i < g.size(); ++i)
         g[i] = d(rng);
-    opt->step(xs, grads);
+    opt.step(xs, grads);
   }
-  CHECK(opt->phase() == "compressed");
+  CHECK(opt.phase() == "compressed");
   CHECK((xs[0] - xs[1]).norm() == 0);
   // 2 warm-up steps of fp32 ring bytes + 4 compressed steps of OnebitLayout(16, 2) wire bytes
-  CHECK(opt->bytes_sent_per_worker() == 2 * ring_allreduce_bytes(n, W) + 4 * OnebitLayout(n, W).wire_bytes_per_worker());
-}
-
-TEST_CASE("make_distributed_optimizer: unknown names and keys are rejected", "[numerics]")
-{
-  CHECK_THROWS_AS(make_distributed_optimizer("adamax", {{"all", 0, 4}}, 2, {}), std::invalid_argument);
-  CHECK_THROWS_AS(make_distributed_optimizer("adam", {{"all", 0, 4}}, 2, {{"lrr", 1}}), std::invalid_argument);
+  CHECK(opt.bytes_sent_per_worker() == 2 * ring_allreduce_bytes(n, W) + 4 * OnebitLayout(n, W).wire_bytes_per_worker());
 }

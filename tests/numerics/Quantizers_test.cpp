@@ -1,5 +1,6 @@
 // Group quantizer, int4 packing, Hadamard, sparsifiers and AQ-SGD's activation quantizer.
 #include "numerics/ActivationQuantizer.hpp"
+#include "numerics/DeltaBuffers.hpp"
 #include "numerics/GroupQuantizer.hpp"
 #include "numerics/Hadamard.hpp"
 #include "numerics/Sparsifiers.hpp"

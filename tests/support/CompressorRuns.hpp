@@ -3,7 +3,7 @@
 // flattened into one vector. Two kernel sets that implement the same kernels must give equal vectors: the CPU
 // tests compare a recording set with the CPU's, the CUDA tests the GPU's with the CPU's.
 
-#include "numerics/ActivationQuantizer.hpp"
+#include "numerics/DeltaBuffers.hpp"
 #include "numerics/CompressedAllreduce.hpp"
 #include "numerics/CompressionKernels.hpp"
 #include "numerics/TwoLevelQuantizer.hpp"

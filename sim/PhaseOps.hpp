@@ -1,0 +1,19 @@
+#pragma once
+// Internal to the step engine: runs a phase's ops in order on every GPU at once — each collective on every group of
+// its kind (scheduled into rounds by sim/Collectives.hpp), each compression kernel and optimizer step as the time it
+// costs (sim/CostModel.hpp) — and adds what each took to the phase's report.
+
+#include "sim/StepContext.hpp"
+
+#include <vector>
+
+namespace ccsim::sim {
+
+/// Runs one collective on every group of its kind; returns the simulated seconds it took.
+double run_collective(StepContext& c, const CommOp& op);
+
+/// Runs the ops of `ops` that belong to this pass: with `overlapped`, only the collectives flagged to run under the
+/// backward pass; without, everything else. Returns the simulated seconds they took together.
+double run_ops(StepContext& c, const std::vector<Op>& ops, PhaseReport& r, bool overlapped);
+
+} // namespace ccsim::sim
