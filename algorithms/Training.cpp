@@ -24,17 +24,28 @@ std::vector<std::string> proxy_models()
   return workloads::proxy_model_names();
 }
 
+const std::vector<std::string>& sharded_training_algorithms()
+{
+  static const std::vector<std::string> names = {"megatron-dp", "sdp4bit", "qwd", "qw", "tlq", "tlq-hs", "ulq", "zeropp"};
+  return names;
+}
+
+const std::vector<std::string>& pipeline_training_algorithms()
+{
+  static const std::vector<std::string> names = {"fp32-pipeline", "directq", "aq-sgd"};
+  return names;
+}
+
 bool is_sharded(const std::string& a)
 {
-  for (const char* n : {"megatron-dp", "sdp4bit", "qwd", "qw", "tlq", "tlq-hs", "ulq", "zeropp"})
-    if (a == n)
-      return true;
-  return false;
+  const auto& names = sharded_training_algorithms();
+  return std::find(names.begin(), names.end(), a) != names.end();
 }
 
 bool is_pipeline(const std::string& a)
 {
-  return a == "fp32-pipeline" || a == "directq" || a == "aq-sgd";
+  const auto& names = pipeline_training_algorithms();
+  return std::find(names.begin(), names.end(), a) != names.end();
 }
 
 numerics::Vec initial_params_of(const TrainConfig& c, numerics::Vec fresh)

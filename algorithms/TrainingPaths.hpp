@@ -4,6 +4,9 @@
 
 #include "algorithms/Training.hpp"
 
+#include <string>
+#include <vector>
+
 namespace ccsim::algorithms {
 
 /// megatron-dp, sdp4bit, qwd, qw, tlq, tlq-hs, ulq, zeropp. Hyper: lr, weight_decay, gpus_per_node (4).
@@ -19,6 +22,9 @@ bool go_on_after(const TrainConfig& config, int step, TrainResult& result, const
 /// config.initial when given (its size checked against the model's), else `fresh`.
 numerics::Vec initial_params_of(const TrainConfig& config, numerics::Vec fresh);
 
+/// The algorithms each loop trains, in the order `ccsim list` shows them.
+const std::vector<std::string>& sharded_training_algorithms();
+const std::vector<std::string>& pipeline_training_algorithms();
 bool is_sharded(const std::string& algorithm);
 bool is_pipeline(const std::string& algorithm);
 

@@ -3,15 +3,16 @@
 #include "algorithms/Registry.hpp"
 
 #include "algorithms/OptimizerFactory.hpp"
+#include "algorithms/TrainingPaths.hpp"
 
 namespace ccsim::algorithms {
 
 std::vector<AlgorithmInfo> update_algorithm_infos()
 {
   std::vector<AlgorithmInfo> infos = optimizer_algorithm_infos();
-  for (const char* name : {"megatron-dp", "sdp4bit", "qwd", "qw", "tlq", "tlq-hs", "ulq", "zeropp", "fp32-pipeline",
-                           "directq", "aq-sgd"})
-    infos.push_back({name, "", /*simulates=*/false, /*trains=*/true});
+  for (const auto* loop : {&sharded_training_algorithms(), &pipeline_training_algorithms()})
+    for (const auto& name : *loop)
+      infos.push_back({name, "", /*simulates=*/false, /*trains=*/true});
   return infos;
 }
 

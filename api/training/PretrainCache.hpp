@@ -8,7 +8,7 @@
 // atomically (temporary file, then rename), and checked when read (magic, key, size, checksum): a damaged or
 // mismatched file is trained again, never used.
 
-#include "numerics/Optimizers.hpp"
+#include "numerics/OptimizerTypes.hpp"
 
 #include <cstdint>
 #include <memory>

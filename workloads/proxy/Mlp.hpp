@@ -3,7 +3,7 @@
 // Gaussian inputs. Deterministic per seed, several tensors of different shapes (W1, b1, W2, b2) so layer-wise
 // optimizers have layers, and a held-out set for the evaluation loss. Forward/backward are written by hand.
 
-#include "numerics/Optimizers.hpp"
+#include "numerics/OptimizerTypes.hpp"
 
 #include <Eigen/Core>
 

@@ -6,7 +6,7 @@
 // columns (1 for the MLP; one per token for the transformer), which is AQ-SGD's [micro-batch · sequence, hidden]
 // row-major layout, so numerics' per-channel quantizers take the matrix's data as it is.
 
-#include "numerics/Optimizers.hpp"
+#include "numerics/OptimizerTypes.hpp"
 #include "workloads/proxy/CrossEntropy.hpp"
 
 #include <Eigen/Core>

@@ -3,7 +3,7 @@
 // gradient of a worker's batch from its own data shard, and a held-out loss. Implemented by the MLP classifier and
 // the tiny transformer language model.
 
-#include "numerics/Optimizers.hpp"
+#include "numerics/OptimizerTypes.hpp"
 
 #include <memory>
 #include <string>
