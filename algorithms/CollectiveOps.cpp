@@ -21,6 +21,7 @@ const std::vector<CollectiveBench>& collective_benches()
       {"all_gather", "none", "ring all-gather (all_gather_perf)"},
       {"reduce_scatter", "sum", "ring reduce-scatter (reduce_scatter_perf)"},
       {"alltoall", "none", "all-to-all (alltoall_perf)"},
+      {"sendrecv", "sum", "send to the next rank, receive from the previous (sendrecv_perf)"},
       {"onebit_allreduce", "sum", "1-bit Adam/LAMB's compressed allreduce of an fp32 buffer (signs + scales)"},
       {"quantized_reduce_scatter", "sum", "SDP4Bit's TLq-HS: 8-bit intra-node then 4-bit inter-node all-to-all"},
       {"quantized_all_gather", "none", "SDP4Bit's qWD: 4-bit all-gather (group 2048)"},
@@ -41,6 +42,8 @@ double bus_bandwidth_factor(const CollectiveBench& bench, int n)
   const double ranks = n;
   if (bench.name == "all_reduce" || bench.name == "onebit_allreduce")
     return 2 * (ranks - 1) / ranks;
+  if (bench.name == "sendrecv")
+    return 1;
   return (ranks - 1) / ranks;
 }
 
@@ -57,6 +60,8 @@ std::vector<sim::Op> collective_bench_ops(const CollectiveBench& bench, std::uin
     return {collective("reduce_scatter", Collective::REDUCE_SCATTER, GroupKind::DATA_PARALLEL, bytes)};
   if (bench.name == "alltoall")
     return {collective("alltoall", Collective::ALL_TO_ALL, GroupKind::DATA_PARALLEL, bytes)};
+  if (bench.name == "sendrecv")
+    return {collective("sendrecv", Collective::SEND_RECV, GroupKind::DATA_PARALLEL, bytes)};
   if (bench.name == "onebit_allreduce")
     return onebit_allreduce_ops(numerics::OnebitLayout(numel, static_cast<std::size_t>(n)));
   if (bench.name == "quantized_reduce_scatter")

@@ -5,7 +5,7 @@
 //
 // Size convention (nccl-tests, src/common.cu setupArgs / *GetBw): `bytes` is the buffer nccl-tests prints as
 // "size" for a float buffer — all_reduce: each rank's buffer; all_gather: the gathered output; reduce_scatter:
-// each rank's full input; alltoall: each rank's send buffer. The compressed collectives take the fp32 buffer of
+// each rank's full input; alltoall: each rank's send buffer; sendrecv: each rank's buffer. The compressed collectives take the fp32 buffer of
 // their uncompressed twin (onebit_allreduce: all_reduce; quantized_reduce_scatter: reduce_scatter;
 // quantized_all_gather: all_gather) and compress it as the algorithm would. algbw = bytes / time for all.
 
@@ -29,7 +29,7 @@ const std::vector<CollectiveBench>& collective_benches();
 const CollectiveBench* find_collective_bench(const std::string& name);
 
 /// nccl-tests' bus-bandwidth factor for `n` ranks (doc/PERFORMANCE.md): all_reduce 2(n-1)/n, all_gather,
-/// reduce_scatter and alltoall (n-1)/n; the compressed ones use their uncompressed twin's.
+/// reduce_scatter and alltoall (n-1)/n, sendrecv 1; the compressed ones use their uncompressed twin's.
 double bus_bandwidth_factor(const CollectiveBench& bench, int n);
 
 /// The ops of one `bench` call on `bytes` over one group of `n` ranks with `ranks_per_node` of them per node (the

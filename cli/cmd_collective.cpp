@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 #include <iostream>
 
 namespace ccsim::cli {
@@ -46,7 +47,11 @@ int cmd_collective(const std::vector<std::string>& args)
       "fidelity", po::value<std::string>()->default_value("fast"), "exact (every ring round) or fast (bulk flows)")(
       "bandwidth-gbps", po::value<std::string>()->value_name("X"), "override the inter-node bandwidth per node (Gbit/s)")(
       "latency-us", po::value<std::string>()->value_name("L"), "override the one-way NIC latency (microseconds)")(
-      "with-kernels", po::bool_switch(), "compressed collectives: count their compression kernels in the time");
+      "with-kernels", po::bool_switch(), "compressed collectives: count their compression kernels in the time")(
+      "algo", po::value<std::string>()->value_name("A"),
+      "run only this algorithm, as NCCL_ALGO does: ring, tree, nvls, nvls_tree (topologies with an \"nccl\" block) "
+      "or hierarchical")(
+      "proto", po::value<std::string>()->value_name("P"), "run only this protocol, as NCCL_PROTO does: LL, LL128, Simple");
   add_long_run_options(desc, /*time_limit=*/false);
   po::variables_map vm;
   if (!parse_options("collective", args, desc, vm))
@@ -69,6 +74,10 @@ int cmd_collective(const std::vector<std::string>& args)
     sim::override_inter_node_bandwidth(topo, *bw);
   if (const auto lat = number_flag(vm, "latency-us", io::range::kLatencyUs))
     sim::override_inter_node_latency(topo, *lat);
+  auto text_flag = [&](const char* name) {
+    return vm.count(name) ? std::optional<std::string>(vm[name].as<std::string>()) : std::nullopt;
+  };
+  force_collective(topo, text_flag("algo"), text_flag("proto"));
   const auto rank_counts = integer_list_flag(vm, "gpus", io::Range{2, io::range::kGpus.hi}, 64);
   for (const auto n : rank_counts)
     if (n > topo.max_gpus())
@@ -98,7 +107,11 @@ int cmd_collective(const std::vector<std::string>& args)
                     {"root", -1},
                     {"time_us", r.time_us},
                     {"algbw_gbps", r.algbw_gbytes_per_s},
-                    {"busbw_gbps", r.busbw_gbytes_per_s}});
+                    {"busbw_gbps", r.busbw_gbytes_per_s},
+                    {"algorithm", r.algorithm},
+                    {"protocol", r.protocol},
+                    {"bottleneck", r.bottleneck},
+                    {"model_us", r.model_us}});
   const double avg_busbw = table.avg_busbw_gbytes_per_s;
   const double wall_s    = table.wall_s;
   const auto events      = table.events;
@@ -116,11 +129,13 @@ int cmd_collective(const std::vector<std::string>& args)
     return 0;
   }
   if (format == "csv") {
-    std::cout << "ranks,size,count,type,redop,root,time_us,algbw_gbps,busbw_gbps\n";
+    std::cout << "ranks,size,count,type,redop,root,time_us,algbw_gbps,busbw_gbps,algorithm,protocol\n";
     for (const auto& r : rows)
-      std::cout << fmt::format("{},{},{},{},{},{},{},{},{}\n", r["ranks"].get<int>(), r["size"].get<std::uint64_t>(),
-                               r["count"].get<std::uint64_t>(), "float", bench->nccl_redop, -1,
-                               r["time_us"].get<double>(), r["algbw_gbps"].get<double>(), r["busbw_gbps"].get<double>());
+      std::cout << fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", r["ranks"].get<int>(),
+                               r["size"].get<std::uint64_t>(), r["count"].get<std::uint64_t>(), "float",
+                               bench->nccl_redop, -1, r["time_us"].get<double>(), r["algbw_gbps"].get<double>(),
+                               r["busbw_gbps"].get<double>(), r["algorithm"].get<std::string>(),
+                               r["protocol"].get<std::string>());
     return 0;
   }
   // nccl-tests' layout (src/common.cu): '#' header lines, out-of-place then in-place columns (identical in a
@@ -151,8 +166,29 @@ int cmd_collective(const std::vector<std::string>& args)
       block_busbw += r["busbw_gbps"].get<double>();
       ++block_rows;
     }
-    std::cout << fmt::format("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {:.6f} \n#\n",
-                             block_busbw / block_rows);
+    std::cout << fmt::format("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {:.6f} \n", block_busbw / block_rows);
+    // What ran, size range by size range (nccl-tests prints nothing of it; NCCL_DEBUG_SUBSYS=TUNING would).
+    std::string ran, last;
+    std::uint64_t first = 0, prev = 0;
+    auto flush = [&] {
+      if (!last.empty())
+        ran += fmt::format("{}{}{} B {}", ran.empty() ? "" : ", ", first, first == prev ? "" : fmt::format("-{}", prev), last);
+    };
+    for (const auto& r : rows) {
+      if (r["ranks"].get<std::int64_t>() != n || r["algorithm"].get<std::string>().empty())
+        continue;
+      const std::string what = r["algorithm"].get<std::string>() + "/" + r["protocol"].get<std::string>();
+      if (what != last) {
+        flush();
+        first = r["size"].get<std::uint64_t>();
+        last  = what;
+      }
+      prev = r["size"].get<std::uint64_t>();
+    }
+    flush();
+    if (!ran.empty())
+      std::cout << "# Algorithm/protocol   : " << ran << "\n";
+    std::cout << "#\n";
   }
   return 0;
 }

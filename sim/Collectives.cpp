@@ -2,6 +2,10 @@
 // doc/PERFORMANCE.md): ring all-reduce t = 2(n-1)(a + S/(n B)); reduce-scatter / all-gather (n-1)(a + S/(n B)).
 #include "sim/Collectives.hpp"
 
+#include "sim/NcclFlows.hpp"
+#include "sim/NcclModel.hpp"
+#include "sim/Topology.hpp"
+
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
@@ -199,6 +203,7 @@ int ring_rounds(Collective collective, int n)
   case Collective::ALL_GATHER:
     return n - 1;
   case Collective::ALL_TO_ALL:
+  case Collective::SEND_RECV:
     return 1;
   }
   return 0;
@@ -206,7 +211,7 @@ int ring_rounds(Collective collective, int n)
 
 Algo resolve_algo(Collective collective, Algo algo, const Group& group, int gpus_per_node)
 {
-  if (collective == Collective::ALL_TO_ALL)
+  if (collective == Collective::ALL_TO_ALL || collective == Collective::SEND_RECV)
     return Algo::DIRECT;
   if (algo != Algo::AUTO)
     return algo;
@@ -220,8 +225,11 @@ Algo resolve_algo(Collective collective, Algo algo, const Group& group, int gpus
   return Algo::RING;
 }
 
-std::vector<Round> schedule_collective(Collective collective, Algo algo, const std::vector<Group>& groups,
-                                       std::uint64_t bytes, Fidelity fidelity, int gpus_per_node, bool merge)
+namespace {
+/// Schedules every group with `add_group(out, group)`, merging node pairs group by group when `merge` asks (FAST).
+template <class AddGroup>
+std::vector<Round> schedule_groups(const std::vector<Group>& groups, Fidelity fidelity, int gpus_per_node, bool merge,
+                                   AddGroup add_group)
 {
   std::vector<Round> out;
   std::vector<NodePairMerger> mergers; // one per round, fed after every group (merge_node_pairs in pieces)
@@ -235,19 +243,56 @@ std::vector<Round> schedule_collective(Collective collective, Algo algo, const s
   };
   for (const auto& g : groups) {
     fold();
-    const int n = static_cast<int>(g.size());
-    if (n < 2 || bytes == 0)
-      continue;
-    const Algo a = resolve_algo(collective, algo, g, gpus_per_node);
-    if (collective == Collective::ALL_TO_ALL)
-      schedule_all_to_all(out, g, bytes, fidelity, gpus_per_node);
-    else if (a == Algo::HIERARCHICAL && collective == Collective::ALL_REDUCE)
-      schedule_hierarchical_allreduce(out, g, bytes, fidelity, gpus_per_node);
-    else
-      add_ring(out, 0, g, ring_rounds(collective, n), ceil_div(bytes, n), fidelity);
+    if (g.size() >= 2)
+      add_group(out, g);
   }
   fold();
   return out;
+}
+} // namespace
+
+std::vector<Round> schedule_collective(Collective collective, Algo algo, const std::vector<Group>& groups,
+                                       std::uint64_t bytes, Fidelity fidelity, int gpus_per_node, bool merge)
+{
+  return schedule_groups(groups, fidelity, gpus_per_node, merge, [&](std::vector<Round>& out, const Group& g) {
+    const int n = static_cast<int>(g.size());
+    if (bytes == 0)
+      return;
+    const Algo a = resolve_algo(collective, algo, g, gpus_per_node);
+    if (collective == Collective::ALL_TO_ALL) {
+      schedule_all_to_all(out, g, bytes, fidelity, gpus_per_node);
+    } else if (collective == Collective::SEND_RECV) { // rank r to r+1, every pair at once: one latency term
+      if (out.empty())
+        out.resize(1);
+      for (int i = 0; i < n; ++i)
+        out[0].flows.push_back({g[static_cast<std::size_t>(i)], g[static_cast<std::size_t>((i + 1) % n)], bytes});
+    } else if (a == Algo::HIERARCHICAL && collective == Collective::ALL_REDUCE) {
+      schedule_hierarchical_allreduce(out, g, bytes, fidelity, gpus_per_node);
+    } else {
+      add_ring(out, 0, g, ring_rounds(collective, n), ceil_div(bytes, n), fidelity);
+    }
+  });
+}
+
+std::vector<Round> schedule_collective(Collective collective, Algo algo, const std::vector<Group>& groups,
+                                       std::uint64_t bytes, Fidelity fidelity, const Topology& topo, bool merge)
+{
+  if (!topo.nccl.present) { // ccsim's own collectives; a forced algorithm (collective --algo) is ring or hierarchical
+    const Algo forced = algo == Algo::AUTO && topo.nccl.algorithms.size() == 1 ? topo.nccl.algorithms.front() : algo;
+    return schedule_collective(collective, forced, groups, bytes, fidelity, topo.gpus_per_node, merge);
+  }
+  // No node-pair merging: NCCL's flows spread a node's traffic over its GPUs (rails), whose ports also carry the
+  // intra-node flows, so one merged flow through one GPU's port would make that port the bottleneck.
+  (void)merge;
+  return schedule_groups(groups, fidelity, topo.gpus_per_node, false, [&](std::vector<Round>& out, const Group& g) {
+    if (bytes == 0)
+      return;
+    const auto plan = choose_collective(topo, collective, group_shape(g, topo.gpus_per_node), bytes, algo);
+    if (plan.algo == Algo::HIERARCHICAL)
+      schedule_hierarchical_allreduce(out, g, bytes, fidelity, topo.gpus_per_node);
+    else
+      add_nccl_rounds(out, plan, collective, g, bytes, fidelity, topo);
+  });
 }
 
 } // namespace ccsim::sim

@@ -17,6 +17,8 @@ namespace ccsim::sim {
 
 enum class Fidelity { EXACT, FAST };
 
+struct Topology;
+
 using Group = std::vector<int>; // global ranks, in ring order
 
 struct Flow {
@@ -28,9 +30,25 @@ struct Flow {
 struct Round {
   std::vector<Flow> flows;
   int extra_latency_terms = 0; // latency terms owed analytically (collapsed rounds), each = the round's max hop latency
+  /// The round's latency when the collective's model states it (NCCL's per-hop latencies, pipeline fill): the flows
+  /// pay their route's latency, and the rest, latency_s minus the round's largest hop latency, is waited after them.
+  /// Negative: the flows' own latency (and extra_latency_terms) is all.
+  double latency_s = -1;
+  /// The round lasts at least this long after its latency (the protocol kernels' GPU-side ceilings, the NICs the
+  /// channels reach); 0: no floor. Its flows are not slowed themselves: SimGrid 3.32 ignores Comm::set_rate on
+  /// host-to-host comms, so under contention they take their share of the links sooner than NCCL's kernels would.
+  double floor_s = 0;
 };
 
-/// Rounds of one collective on every group at once. `bytes` per rank as defined in CommPlan.hpp.
+/// Rounds of one collective on every group at once, as the topology runs it: NCCL's algorithms and protocols where it
+/// has an "nccl" block (sim/NcclModel.hpp chooses, sim/NcclFlows.hpp builds the flows), ccsim's own otherwise.
+/// `bytes` per rank as defined in CommPlan.hpp; `merge` as below.
+std::vector<Round> schedule_collective(Collective collective, Algo algo, const std::vector<Group>& groups,
+                                       std::uint64_t bytes, Fidelity fidelity, const Topology& topo,
+                                       bool merge = false);
+
+/// ccsim's own collectives (ring, hierarchical, all-to-all), whatever the topology says. `bytes` per rank as defined
+/// in CommPlan.hpp.
 /// `gpus_per_node` lets hierarchical algorithms and the fast all-to-all see node boundaries.
 /// `merge` (FAST only): the rounds come out as merge_node_pairs would leave them, merged group by group as they are
 /// scheduled, so that a large all-to-all never holds every group's flows unmerged at once.

@@ -18,6 +18,7 @@ enum class Collective {
   REDUCE_SCATTER, // `bytes` = each rank's full input; each rank ends with bytes/n
   ALL_GATHER,     // `bytes` = each rank's full output; each rank contributes bytes/n
   ALL_TO_ALL,     // `bytes` = each rank's full send buffer; bytes/n goes to each rank (itself included)
+  SEND_RECV,      // `bytes` = each rank's buffer: rank r sends it to r+1 and receives r-1's (nccl-tests sendrecv_perf)
 };
 
 /// Which ranks a collective runs among. Every group of the kind runs the collective at the same time
@@ -29,9 +30,12 @@ enum class GroupKind {
   TENSOR_PARALLEL, // the tp ranks of one pipeline stage of one replica
 };
 
-/// How the collective is executed. AUTO lets the engine choose (hierarchical when the group spans
-/// several nodes and has several ranks per node, ring otherwise), as NCCL does.
-enum class Algo { AUTO, RING, HIERARCHICAL, DIRECT };
+/// How the collective is executed. AUTO lets the topology's rule choose (sim/NcclConfig.hpp: NCCL's cost model where
+/// the topology has an "nccl" block; otherwise ccsim's own rule, hierarchical when the group spans several nodes and
+/// has several ranks per node, ring otherwise). RING, TREE, NVLS and NVLS_TREE are NCCL's algorithms, DIRECT its
+/// point-to-point (all-to-all, send/recv); HIERARCHICAL is ccsim's intra-node reduce-scatter, inter-node ring,
+/// intra-node all-gather.
+enum class Algo { AUTO, RING, HIERARCHICAL, DIRECT, TREE, NVLS, NVLS_TREE };
 
 struct CommOp {
   std::string label;          // e.g. "allreduce gradients"; named in breakdowns and --links reports

@@ -2,16 +2,18 @@
 #include "sim/MessageCount.hpp"
 
 #include "sim/RankLayout.hpp"
+#include "sim/Topology.hpp"
 
 #include <algorithm>
 
 namespace ccsim::sim {
 
 namespace {
-std::uint64_t collective_messages(const CommOp& op, const RankLayout& layout, Fidelity fidelity, bool merge)
+std::uint64_t collective_messages(const CommOp& op, const RankLayout& layout, Fidelity fidelity, bool merge,
+                                  const Topology& topo)
 {
-  const auto rounds = schedule_collective(op.collective, op.algo, layout.groups(op.group), op.bytes, fidelity,
-                                          layout.gpus_per_node, merge);
+  const auto rounds = schedule_collective(op.collective, op.algo, layout.groups(op.group), op.bytes, fidelity, topo,
+                                          merge);
   std::uint64_t n = 0;
   for (const auto& round : rounds)
     n += round.flows.size();
@@ -24,14 +26,14 @@ RankLayout layout_of(const StepShape& shape)
 }
 } // namespace
 
-std::uint64_t planned_messages(const StepPlan& plan, const StepShape& shape, Fidelity fidelity)
+std::uint64_t planned_messages(const StepPlan& plan, const StepShape& shape, Fidelity fidelity, const Topology& topo)
 {
   const RankLayout layout = layout_of(shape);
   std::uint64_t n         = 0;
   for (const auto& phase : plan.phases) {
     for (const auto& op : phase.ops)
       if (const auto* comm = std::get_if<CommOp>(&op); comm != nullptr && !(phase.pipeline && comm->overlap_backward))
-        n += collective_messages(*comm, layout, fidelity, shape.merge_node_pairs);
+        n += collective_messages(*comm, layout, fidelity, shape.merge_node_pairs, topo);
     if (phase.pipeline) {
       const auto chains = static_cast<std::uint64_t>(layout.dp) * static_cast<std::uint64_t>(layout.tp);
       const auto m      = static_cast<std::uint64_t>(std::max(1, shape.grad_accumulation));
@@ -41,14 +43,15 @@ std::uint64_t planned_messages(const StepPlan& plan, const StepShape& shape, Fid
   return n;
 }
 
-std::uint64_t planned_messages(const std::vector<std::vector<Op>>& calls, const StepShape& shape, Fidelity fidelity)
+std::uint64_t planned_messages(const std::vector<std::vector<Op>>& calls, const StepShape& shape, Fidelity fidelity,
+                               const Topology& topo)
 {
   const RankLayout layout = layout_of(shape);
   std::uint64_t n         = 0;
   for (const auto& call : calls)
     for (const auto& op : call)
       if (const auto* comm = std::get_if<CommOp>(&op))
-        n += collective_messages(*comm, layout, fidelity, shape.merge_node_pairs);
+        n += collective_messages(*comm, layout, fidelity, shape.merge_node_pairs, topo);
   return n;
 }
 

@@ -10,12 +10,13 @@
 
 namespace ccsim::sim {
 
-/// Messages simulate_step() sends for `plan`: every flow of every collective's schedule (each CommOp runs once per
+/// Messages simulate_step() sends for `plan` on `topo`: every flow of every collective's schedule (each CommOp runs once per
 /// phase; in a pipelined phase only those not flagged overlap_backward, as the engine runs them), plus one message
 /// per micro-batch per stage boundary per direction per pipeline chain.
-std::uint64_t planned_messages(const StepPlan& plan, const StepShape& shape, Fidelity fidelity);
+std::uint64_t planned_messages(const StepPlan& plan, const StepShape& shape, Fidelity fidelity, const Topology& topo);
 
 /// Messages simulate_calls() sends for `calls` on the cluster of `shape`.
-std::uint64_t planned_messages(const std::vector<std::vector<Op>>& calls, const StepShape& shape, Fidelity fidelity);
+std::uint64_t planned_messages(const std::vector<std::vector<Op>>& calls, const StepShape& shape, Fidelity fidelity,
+                               const Topology& topo);
 
 } // namespace ccsim::sim

@@ -24,13 +24,19 @@ double run_collective(StepContext& c, const CommOp& op)
 {
   const double t0  = sg4::Engine::get_clock();
   const auto rounds = schedule_collective(op.collective, op.algo, c.layout.groups(op.group), op.bytes, c.fidelity,
-                                          c.topo->gpus_per_node, c.shape.merge_node_pairs);
+                                          *c.topo, c.shape.merge_node_pairs);
   for (const auto& round : rounds) {
     double alpha = 0;
     for (const auto& f : round.flows)
       alpha = std::max(alpha, hop_latency(c, f));
+    const double start = sg4::Engine::get_clock();
     run_round(c, round);
-    if (round.extra_latency_terms > 0)
+    // The protocol kernels' GPU-side ceiling (Round::floor_s): the round lasts at least its floor after its latency.
+    if (const double ran = sg4::Engine::get_clock() - start; round.floor_s > 0 && ran < alpha + round.floor_s)
+      sg4::this_actor::sleep_for(alpha + round.floor_s - ran);
+    if (round.latency_s >= 0) // the model's latency, of which the flows paid alpha
+      sg4::this_actor::sleep_for(std::max(0.0, round.latency_s - alpha));
+    else if (round.extra_latency_terms > 0)
       sg4::this_actor::sleep_for(round.extra_latency_terms * alpha);
   }
   return sg4::Engine::get_clock() - t0;

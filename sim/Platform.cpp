@@ -7,6 +7,7 @@
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <xbt/config.hpp>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -79,17 +80,24 @@ sg4::Host* build_fabric_port(const Topology& topo, sg4::NetZone* root, double up
   zone->set_parent(root);
   auto* gw   = zone->create_router("fabric-port-gw");
   auto* host = zone->create_host("fabric-port", 1e9)->seal();
-  std::vector<sg4::LinkInRoute> mirror;
+  // One set of links per direction: with the same FATPIPE links carrying the halves into and out of a node, SimGrid
+  // 3.32's solver let the halves into a node exceed its NIC when the node's GPUs also sent to each other (an NVLS-Tree
+  // round: tests/sim/SymmetricRound_test.cpp).
+  std::vector<sg4::LinkInRoute> up, down;
   auto add_mirror = [&](const std::string& name, double rate, double latency) {
-    auto* l = root->create_link(name, rate);
-    l->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)->set_latency(latency)->seal();
-    mirror.emplace_back(l);
+    for (auto* route : {&up, &down}) {
+      auto* l = root->create_link(name + (route == &up ? "-up" : "-down"), rate);
+      l->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)->set_latency(latency)->seal();
+      route->emplace_back(l);
+    }
   };
   add_mirror("mirror-port", topo.intra_bytes_per_s, topo.intra_latency_s);
   add_mirror("mirror-nic", uplink, topo.nic_latency_s);
   if (fabric != nullptr)
     add_mirror("mirror-fabric", fabric->get_bandwidth(), fabric->get_latency());
-  zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, mirror, true);
+  zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, up, false);
+  std::reverse(down.begin(), down.end());
+  zone->add_route(nullptr, host->get_netpoint(), nullptr, nullptr, down, false);
   zone->seal();
   root->add_route(zone->get_netpoint(), nullptr, gw, nullptr, {}, true);
   return host;

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/NcclConfigJson.hpp"
 #include "sim/io/JsonInput.hpp"
 
 #include <filesystem>
@@ -53,7 +54,7 @@ Topology topology_from_json(const nlohmann::json& doc, const std::string& path)
 {
   const io::JsonObject root(doc, path);
   root.allow_only({"name", "software", "gpu", "gpus_per_node", "max_nodes", "intra_node", "nic", "fabric",
-                   "network_model", "tcp_window_bytes", "nodes"});
+                   "network_model", "tcp_window_bytes", "nodes", "nccl"});
   Topology t;
   t.path        = path;
   t.name        = root.string_or("name", std::filesystem::path(path).stem().string());
@@ -82,9 +83,12 @@ Topology topology_from_json(const nlohmann::json& doc, const std::string& path)
   t.max_nodes     = static_cast<int>(root.integer_in("max_nodes", io::range::kMaxNodes));
 
   const auto intra = root.object("intra_node");
-  intra.allow_only({"kind", "bandwidth_gbps", "latency_us"});
-  intra.choice_or("kind", {"nvlink", "pcie", "none"}, "nvlink");
-  t.intra_bytes_per_s = intra.number_in("bandwidth_gbps", io::range::kLinkGbps) * GBPS;
+  intra.allow_only({"kind", "bandwidth_gbps", "effective_gbps", "latency_us"});
+  t.intra_pcie = intra.choice_or("kind", {"nvlink", "pcie", "none"}, "nvlink") == "pcie";
+  t.intra_nominal_bytes_per_s = intra.number_in("bandwidth_gbps", io::range::kLinkGbps) * GBPS;
+  t.intra_bytes_per_s = intra.number_in_or("effective_gbps", io::range::kLinkGbps, t.intra_nominal_bytes_per_s / GBPS) * GBPS;
+  if (t.intra_bytes_per_s > t.intra_nominal_bytes_per_s * (1 + 1e-9))
+    intra.fail_at("effective_gbps", "must not exceed bandwidth_gbps (the line rate)");
   t.intra_latency_s   = intra.number_in("latency_us", io::range::kLatencyUs) * US;
 
   const auto nic = root.object("nic");
@@ -125,8 +129,14 @@ Topology topology_from_json(const nlohmann::json& doc, const std::string& path)
     }
   }
 
+  if (const auto nccl = root.object_if("nccl"))
+    t.nccl = nccl_config_from_json(*nccl, t.intra_nominal_bytes_per_s);
   t.network_model = root.choice("network_model", {"rdma", "tcp"}) == "rdma" ? NetworkModel::RDMA : NetworkModel::TCP;
   t.tcp_window_bytes = root.number_in_or("tcp_window_bytes", io::range::kTcpWindowBytes, 4194304);
+  if (t.nccl.present && t.nccl.latency == LatencyModel::NCCL && t.network_model == NetworkModel::TCP)
+    root.fail_at("network_model", "\"tcp\" with nccl.latency_model \"nccl\": NCCL's calibrated constants already carry the "
+                                  "transport (TCP too), and LV08's own slow start and cross-traffic would count it twice: "
+                                  "use \"rdma\", or nccl.latency_model \"links\"");
   if (const auto nodes = root.object_if("nodes")) {
     // Keys are node ids ("3"), below max_nodes. Each node says how it differs.
     for (const auto& [key, value] : nodes->raw().items()) {

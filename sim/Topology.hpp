@@ -3,6 +3,8 @@
 // the intra-node fabric, the NICs and the fabric between nodes, and the network model. Units are SI here;
 // the loader converts *_gbps (1e9 bit/s) and *_us once.
 
+#include "sim/NcclConfig.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -52,9 +54,12 @@ struct Topology {
   GpuSpec gpu;
   int gpus_per_node = 1;
   int max_nodes = 1;
-  // Intra-node fabric: every GPU has a full-duplex port of this bandwidth to the node's switch (NVLink or PCIe).
+  // Intra-node fabric: every GPU has a full-duplex port of this bandwidth to the node's switch (NVLink or PCIe):
+  // what it delivers (intra_node.effective_gbps), at most its line rate (intra_node.bandwidth_gbps).
   double intra_bytes_per_s = 0;
+  double intra_nominal_bytes_per_s = 0;
   double intra_latency_s = 0;
+  bool intra_pcie = false; // intra_node.kind pcie
   // NICs: `nic_count` rails per node, aggregated into one full-duplex node uplink of count·effective bandwidth.
   int nic_count = 1;
   double nic_nominal_bytes_per_s = 0;
@@ -70,6 +75,7 @@ struct Topology {
   double bits_per_megabit = 1e6;              // 2^20 where the cluster's rates are labelled in binary Mbit
   std::map<int, NodeOverride> nodes;          // "nodes": {"3": {...}}: nodes that differ from the rest
   std::map<int, double> leaf_uplink_share;    // fat-tree "fabric.leaves": {"2": {"uplink_share": 0.5}}: degraded leaves
+  NcclConfig nccl;                            // "nccl": how its collectives run (sim/NcclConfig.hpp)
 
   std::int64_t max_gpus() const { return std::int64_t{gpus_per_node} * max_nodes; }
   /// Inter-node bandwidth of one node (all NICs) in bytes/s.

@@ -2,6 +2,9 @@
 #include "api/run/CollectiveSweep.hpp"
 
 #include "sim/MessageCount.hpp"
+#include "sim/io/JsonInput.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 
@@ -22,13 +25,56 @@ SweepTimes simulate_sweep(const sim::Topology& topo, const algorithms::Collectiv
   for (const auto bytes : sizes)
     calls.push_back(algorithms::collective_bench_ops(bench, bytes, gpus, shape.dp_per_node));
   const auto doc = await_isolated(start_isolated_work([&] {
-    const std::uint64_t planned = sim::planned_messages(calls, shape, fidelity);
+    const std::uint64_t planned = sim::planned_messages(calls, shape, fidelity, topo);
     report_child_progress(0, planned);
     const auto t = sim::simulate_calls(topo, shape, calls, fidelity, with_kernels,
                                        [planned](std::uint64_t done) { report_child_progress(done, planned); });
     return nlohmann::json{{"seconds", t.seconds}, {"events", t.events}, {"wall_s", t.wall_s}};
   }), on_progress);
   return {doc["seconds"].get<std::vector<double>>(), doc["events"].get<std::uint64_t>(), doc["wall_s"].get<double>()};
+}
+
+std::optional<sim::CollectivePlan> bench_plan(const sim::Topology& topo, const algorithms::CollectiveBench& bench,
+                                              int gpus, std::uint64_t bytes)
+{
+  const auto ops = algorithms::collective_bench_ops(bench, bytes, gpus, std::min(gpus, topo.gpus_per_node));
+  if (ops.size() != 1 || !std::holds_alternative<sim::CommOp>(ops.front()))
+    return std::nullopt;
+  const auto& op = std::get<sim::CommOp>(ops.front());
+  sim::Group all;
+  for (int r = 0; r < gpus; ++r)
+    all.push_back(r);
+  return sim::choose_collective(topo, op.collective, sim::group_shape(all, topo.gpus_per_node), op.bytes, op.algo);
+}
+
+void force_collective(sim::Topology& topo, const std::optional<std::string>& algo,
+                      const std::optional<std::string>& proto, const std::string& flag_algo,
+                      const std::string& flag_proto)
+{
+  if (algo) {
+    const auto a   = sim::algo_from_string(*algo);
+    const bool own = a == sim::Algo::RING || a == sim::Algo::HIERARCHICAL;
+    if (!a || *a == sim::Algo::DIRECT || (!topo.nccl.present && !own))
+      throw io::InputError(flag_algo, "",
+                           topo.nccl.present
+                               ? io::echo(*algo) + " is not one of ring, tree, nvls, nvls_tree, hierarchical"
+                               : fmt::format("{}: topology {} has no \"nccl\" block, so it runs ccsim's ring or "
+                                             "hierarchical all-reduce only",
+                                             io::echo(*algo), topo.name));
+    if ((*a == sim::Algo::NVLS || *a == sim::Algo::NVLS_TREE) && !topo.nccl.nvls)
+      throw io::InputError(flag_algo, "", fmt::format("{}: topology {} has no NVLS (nccl.nvls)", *algo, topo.name));
+    topo.nccl.algorithms = {*a};
+  }
+  if (proto) {
+    const auto p = sim::proto_from_string(*proto);
+    if (!p || (!topo.nccl.present && *p != sim::Proto::SIMPLE))
+      throw io::InputError(flag_proto, "",
+                           topo.nccl.present ? io::echo(*proto) + " is not one of LL, LL128, Simple"
+                                             : fmt::format("{}: topology {} has no \"nccl\" block, so its collectives "
+                                                           "send Simple only",
+                                                           io::echo(*proto), topo.name));
+    topo.nccl.protocols = {*p};
+  }
 }
 
 std::vector<std::uint64_t> sweep_sizes(std::uint64_t lo, std::uint64_t hi, std::uint64_t factor)
@@ -59,7 +105,19 @@ CollectiveTable run_collective_bench(const sim::Topology& topo, const algorithms
       const double t     = result.seconds[i];
       const double algbw = t > 0 ? static_cast<double>(sizes[i]) / 1e9 / t : 0; // GB/s = 1e9 bytes/s (nccl-tests)
       busbw_sum += algbw * bus;
-      out.rows.push_back({gpus, sizes[i], t * 1e6, algbw, algbw * bus});
+      CollectiveRow row;
+      row.ranks              = gpus;
+      row.size               = sizes[i];
+      row.time_us            = t * 1e6;
+      row.algbw_gbytes_per_s = algbw;
+      row.busbw_gbytes_per_s = algbw * bus;
+      if (const auto plan = bench_plan(topo, bench, gpus, sizes[i])) {
+        row.algorithm  = sim::to_string(plan->algo);
+        row.protocol   = sim::to_string(plan->proto);
+        row.bottleneck = plan->bottleneck;
+        row.model_us   = plan->seconds() * 1e6;
+      }
+      out.rows.push_back(row);
     }
   }
   out.avg_busbw_gbytes_per_s = busbw_sum / static_cast<double>(out.rows.size());

@@ -5,11 +5,14 @@
 
 #include "api/process/Isolation.hpp"
 #include "algorithms/CollectiveOps.hpp"
+#include "sim/NcclModel.hpp"
 #include "sim/StepEngine.hpp"
 #include "sim/Topology.hpp"
 
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace ccsim::api {
@@ -33,6 +36,10 @@ struct CollectiveRow {
   double time_us     = 0;
   double algbw_gbytes_per_s = 0;
   double busbw_gbytes_per_s = 0;
+  // What ran (the collective model's choice, sim/NcclModel.hpp) and its own time on an idle cluster; empty for the
+  // compressed collectives, which run several.
+  std::string algorithm, protocol, bottleneck;
+  double model_us = 0;
 };
 
 struct CollectiveTable {
@@ -41,6 +48,17 @@ struct CollectiveTable {
   double wall_s                 = 0;
   std::uint64_t events          = 0;
 };
+
+/// The model's plan for one call of `bench` at `bytes` on `gpus` ranks, when the bench is one collective.
+std::optional<sim::CollectivePlan> bench_plan(const sim::Topology& topo, const algorithms::CollectiveBench& bench,
+                                              int gpus, std::uint64_t bytes);
+
+/// NCCL_ALGO / NCCL_PROTO for a sweep: the topology runs only these (its nccl.algorithms / protocols). A topology
+/// without an "nccl" block runs ccsim's ring or hierarchical all-reduce, with the Simple protocol only. Bad names
+/// are io::InputError naming `flag_algo` / `flag_proto`.
+void force_collective(sim::Topology& topo, const std::optional<std::string>& algo,
+                      const std::optional<std::string>& proto, const std::string& flag_algo = "--algo",
+                      const std::string& flag_proto = "--proto");
 
 /// nccl-tests' sizes: minbytes, then times the factor (or plus minbytes when the factor is 1) up to maxbytes.
 std::vector<std::uint64_t> sweep_sizes(std::uint64_t lo, std::uint64_t hi, std::uint64_t factor);

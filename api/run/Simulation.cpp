@@ -44,7 +44,7 @@ SimulationReport simulate(const ResolvedRun& run)
   options.busiest_links   = run.links;
   options.links_over_time = run.links || run.trace; // the trace's NIC counter tracks come from the same samples
   options.trace_spans     = run.trace;
-  const std::uint64_t planned = sim::planned_messages(run.plan, s, run.fidelity);
+  const std::uint64_t planned = sim::planned_messages(run.plan, s, run.fidelity, run.topo);
   report_child_progress(0, planned);
   options.on_progress = [planned](std::uint64_t done) { report_child_progress(done, planned); };
   const auto report   = sim::simulate_step(run.topo, work, run.plan, s, run.fidelity, options);

@@ -71,7 +71,7 @@ TEST_CASE("NcclTestsText: every real log parses verbatim and says its collective
   CHECK(read_nccl_tests(log_path("13-a100-dgx-1n-4gpu-nvswitch-allreduce.txt")).ranks_from.find("inferred") == 0);
 }
 
-TEST_CASE("NcclTestsText: lines around the table are skipped, a broken row is one error naming its line", "[api]")
+TEST_CASE("NcclTestsText: lines around the table are skipped and a broken row is one error naming its line", "[api]")
 {
   const std::string text = "+ mpirun -np 16 --hostfile hosts -x NCCL_DEBUG=INFO ./all_reduce_perf -b 8 -e 1G\n"
                            "nccl-0:123:123 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
@@ -93,7 +93,7 @@ TEST_CASE("NcclTestsText: lines around the table are skipped, a broken row is on
   CHECK_THROWS_WITH(parse_nccl_tests(broken, "broken.txt"), Catch::Contains("broken.txt: line 2"));
 }
 
-TEST_CASE("NcclTestsText: a 100,000-row table reads in one pass", "[api]")
+TEST_CASE("NcclTestsText: a table of 100000 rows reads in one pass", "[api]")
 {
   // A timing bound belongs in a benchmark; this holds the parser to one pass over the text instead: 100,000 rows of
   // 13 columns must parse at all (a quadratic parse of 11 MB would take minutes), with every size and time read.

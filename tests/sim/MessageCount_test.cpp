@@ -37,7 +37,7 @@ TEST_CASE("MessageCount: the planned count is the engine's event count and its c
       return std::vector<double>{static_cast<double>(r.events), progress.empty() ? -1.0 : progress.back(),
                                  rising ? 1.0 : 0.0, static_cast<double>(progress.size())};
     });
-    const auto planned = sim::planned_messages(plan, s, fidelity);
+    const auto planned = sim::planned_messages(plan, s, fidelity, topo);
     CHECK(out[0] == static_cast<double>(planned));
     if (fidelity == sim::Fidelity::EXACT) {
       // Hierarchical all-reduce over 16 nodes x 8: intra-node reduce-scatter and all-gather, 7 rounds each on 16
@@ -69,6 +69,6 @@ TEST_CASE("MessageCount: a pipelined phase counts one message per micro-batch pe
     const auto r = sim::simulate_step(topo, w, plan, s, sim::Fidelity::EXACT, false);
     return std::vector<double>{static_cast<double>(r.events)};
   });
-  CHECK(sim::planned_messages(plan, s, sim::Fidelity::EXACT) == 36u);
+  CHECK(sim::planned_messages(plan, s, sim::Fidelity::EXACT, topo) == 36u);
   CHECK(out[0] == 36.0);
 }

@@ -183,3 +183,29 @@ TEST_CASE("SymmetricRound: half flows only where they stand for the real flows e
   CHECK(reduced_flows(degraded, 48, Fidelity::FAST) == -1);
   CHECK(reduced_flows(star, 22, Fidelity::FAST) == -1);
 }
+
+TEST_CASE("SymmetricRound: NCCL's tree and NVLS-Tree rounds take the time of every flow simulated", "[sim]")
+{
+  // Every GPU sends inside its node and to its rail peers on other nodes in the same round; with the inter-node flows
+  // halved through the fabric port, the ports still carry both kinds (the mirror links are one set per direction,
+  // sim/Platform.cpp build_fabric_port).
+  for (const int nodes : {2, 4}) {
+    auto topo                      = rdma_cluster(8, nodes, 2944, 1, 2850, 0.5);
+    topo.intra_nominal_bytes_per_s = 3600e9 / 8;
+    topo.nic_count                 = 8;
+    topo.nic_bytes_per_s           = 368e9 / 8;
+    topo.nic_nominal_bytes_per_s   = 400e9 / 8;
+    topo.nccl.present              = true;
+    topo.nccl.arch                 = ccsim::sim::GpuArch::HOPPER;
+    topo.nccl.nvls                 = true;
+    topo.nccl.nvls_bytes_per_s     = 2100e9 / 8;
+    for (const auto algo : {ccsim::sim::Algo::TREE, ccsim::sim::Algo::NVLS_TREE})
+      for (auto fidelity : {Fidelity::FAST, Fidelity::EXACT}) {
+        INFO(nodes << " nodes, algo " << ccsim::sim::to_string(algo));
+        const auto shape  = dp_shape(8 * nodes, 8);
+        const double full = timed(topo, shape, Collective::ALL_REDUCE, std::uint64_t{1} << 30, fidelity, false, algo);
+        CHECK(timed(topo, shape, Collective::ALL_REDUCE, std::uint64_t{1} << 30, fidelity, true, algo) ==
+              Approx(full).epsilon(1e-9));
+      }
+  }
+}
