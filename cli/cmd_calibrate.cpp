@@ -1,5 +1,5 @@
 // `ccsim calibrate`: fits a topology's constants to measurements of the real cluster and writes the calibrated
-// topology: the NIC bandwidth and latency from a collective (--nccl-tests, api/calibration/CalibrateNccl.hpp), or any
+// topology: the collective constants from nccl-tests logs (--nccl-tests, api/calibration/CalibrateNccl.hpp), or any
 // constants from step times (--steps, api/calibration/CalibrateSteps.hpp). This file parses flags and prints the fit.
 #include "api/calibration/CalibrateNccl.hpp"
 #include "api/calibration/CalibrateSteps.hpp"
@@ -12,7 +12,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
+#include <optional>
 
 namespace ccsim::cli {
 
@@ -52,23 +54,100 @@ static int calibrate_steps_command(const po::variables_map& vm, const std::strin
   return 0;
 }
 
+/// calibrate --nccl-tests --format json.
+static int print_nccl_json(const NcclCalibration& c, const std::string& out)
+{
+  nlohmann::json rows = nlohmann::json::array(), constants = nlohmann::json::array(), logs = nlohmann::json::array();
+  for (const auto& r : c.rows)
+    rows.push_back({{"file", r.file}, {"size", r.size}, {"measured_us", r.measured_us}, {"predicted_us", r.predicted_us},
+                    {"fitted_us", r.predicted_us}, {"model_us", r.model_us}, {"error", r.error()},
+                    {"measured_busbw_gbps", r.measured_busbw}, {"predicted_busbw_gbps", r.predicted_busbw},
+                    {"algorithm", r.algorithm}, {"protocol", r.protocol}, {"bottleneck", r.bottleneck},
+                    {"flagged", r.flagged}});
+  for (const auto& k : c.constants)
+    constants.push_back({{"name", k.name}, {"pointer", k.pointer}, {"before", k.before}, {"after", k.after},
+                         {"lo", k.lo}, {"hi", k.hi}});
+  for (const auto& l : c.logs)
+    logs.push_back({{"file", l.file}, {"op", l.op}, {"op_from", l.op_from}, {"ranks", l.ranks},
+                    {"ranks_from", l.ranks_from}, {"nodes", l.nodes ? nlohmann::json(*l.nodes) : nlohmann::json(nullptr)},
+                    {"nccl_version", l.nccl_version ? nlohmann::json(*l.nccl_version) : nlohmann::json(nullptr)}});
+  nlohmann::json doc = {{"topology", out},
+                        {"model", c.nccl_model ? "nccl" : "ccsim"},
+                        {"op", c.logs.front().op},
+                        {"ranks", c.logs.front().ranks},
+                        {"logs", logs},
+                        {"constants", constants},
+                        {"median_abs_error", c.median_abs_error},
+                        {"worst_abs_error", c.worst_abs_error},
+                        {"rms_relative_error", c.rms_relative_error},
+                        {"warnings", c.warnings},
+                        {"notes", c.notes},
+                        {"rows", rows}};
+  if (!c.nccl_model) {
+    doc["effective_gbps"] = c.gbps;
+    doc["latency_us"]     = c.latency_us;
+  }
+  std::cout << io::dump_json(doc, 2) << "\n";
+  return 0;
+}
+
+/// calibrate --nccl-tests --format table: what was read, what was fitted, then measured vs replayed per size.
+static int print_nccl_table(const NcclCalibration& c, const std::string& out)
+{
+  for (const auto& l : c.logs)
+    std::cout << fmt::format("{}: {} ({}) over {} ranks ({}){}{}\n", io::printable(l.file, 200), l.op, l.op_from,
+                             l.ranks, l.ranks_from, l.nodes ? fmt::format(", {} nodes", *l.nodes) : "",
+                             l.nccl_version ? ", NCCL " + io::printable(*l.nccl_version, 40) : "");
+  if (c.nccl_model)
+    for (const auto& k : c.constants)
+      std::cout << fmt::format("  {} {:.6g} -> {:.6g}  (bounds {:.4g} .. {:.4g})\n", k.pointer, k.before, k.after, k.lo,
+                               k.hi);
+  else
+    std::cout << fmt::format("  nic.effective_gbps -> {:.6g}, nic.latency_us -> {:.6g}\n", c.gbps, c.latency_us);
+  for (const auto& w : c.warnings)
+    std::cout << "WARNING " << w << "\n";
+  for (const auto& n : c.notes)
+    std::cout << "note: " << n << "\n";
+  Table t({"size (B)", "measured (us)", "replayed (us)", "error (%)", "busbw meas. (GB/s)", "busbw repl. (GB/s)",
+           "algorithm", "bound by"});
+  for (const auto& r : c.rows)
+    t.add_row({std::to_string(r.size) + (r.flagged ? " *" : ""), format_number(r.measured_us),
+               format_number(r.predicted_us), format_number(100 * r.error(), 3), format_number(r.measured_busbw, 4),
+               format_number(r.predicted_busbw, 4), r.algorithm + "/" + r.protocol, r.bottleneck});
+  t.print(std::cout);
+  const bool flagged = std::any_of(c.rows.begin(), c.rows.end(), [](const NcclCalibrationRow& r) { return r.flagged; });
+  std::cout << fmt::format("median |error| {:.3g} %, worst {:.3g} %{}; written to {}\n", 100 * c.median_abs_error,
+                           100 * c.worst_abs_error,
+                           flagged ? " (rows marked * are bad measurements, out-of-place > 1.5 x in-place: not fitted "
+                                     "or counted)"
+                                   : "",
+                           io::printable(out, 200));
+  return 0;
+}
+
 int cmd_calibrate(const std::vector<std::string>& args)
 {
   po::options_description desc("ccsim calibrate options");
   desc.add_options()("help,h", "show this help and exit")(
       "format", po::value<std::string>()->default_value("table"), "output: table (for people) or json (one document)")(
       "topology", po::value<std::string>()->required(), "the cluster's topology preset or JSON file to start from")(
-      "nccl-tests", po::value<std::string>()->value_name("FILE"),
-      "text output of nccl-tests (all_reduce_perf, all_gather_perf, ...) or of ccsim collective")(
+      "nccl-tests", po::value<std::vector<std::string>>()->value_name("FILE"),
+      "text output of nccl-tests (all_reduce_perf, all_gather_perf, sendrecv_perf, ...) as the run printed it, or of "
+      "ccsim collective; repeat it for several logs of the same cluster (e.g. 1 and 2 nodes) fitted together")(
       "steps", po::value<std::string>()->value_name("FILE"),
       "measured step times (or any experiment metric) per configuration, in the experiment format (experiments/SCHEMA.md: each row's \"paper\" holds the measurement); every row runs on --topology")(
       "fit", po::value<std::vector<std::string>>()->value_name("POINTER"),
       "with --steps: a constant of the topology to fit, as a JSON pointer (repeatable; default /gpu/sustained_tflops and /nic/effective_gbps)")(
       "jobs", po::value<std::string>()->default_value("2"), "with --steps: simulations at once")(
       "out", po::value<std::string>()->required()->value_name("NEW.json"), "where to write the calibrated topology")(
-      "op", po::value<std::string>(), "the collective measured, when the file does not say (all_reduce, ...)")(
-      "ranks", po::value<std::string>()->value_name("N"), "ranks in the measurement, when the file does not say")(
-      "fidelity", po::value<std::string>()->default_value("fast"), "fidelity of the replay: exact or fast");
+      "op", po::value<std::string>(), "the collective measured, where a log's header does not name it (all_reduce, ...; it replaces what the log's columns suggest)")(
+      "ranks", po::value<std::string>()->value_name("N"), "ranks in the measurement, where a log shows none (no Rank lines, a bus factor of 1)")(
+      "fidelity", po::value<std::string>()->default_value("fast"), "fidelity of the replay: exact or fast")(
+      "algo", po::value<std::string>()->value_name("A"), "NCCL_ALGO the logs ran with (ring, tree, nvls, nvls_tree)")(
+      "proto", po::value<std::string>()->value_name("P"), "NCCL_PROTO the logs ran with (LL, LL128, Simple)")(
+      "tuner-table", po::value<std::string>()->value_name("FILE"),
+      "a tuner plugin's choices by size, as {\"tuner_table\": [{\"max_bytes\": B, \"algorithm\": A, \"protocol\": P, "
+      "\"channels\": C}, ...]} (topologies/SCHEMA.md); kept in the calibrated topology");
   po::variables_map vm;
   if (!parse_options("calibrate", args, desc, vm))
     return 0;
@@ -79,50 +158,31 @@ int cmd_calibrate(const std::vector<std::string>& args)
   (void)sim::load_topology(topo_path); // its own one-line errors first
   if (vm.count("nccl-tests") == vm.count("steps"))
     throw io::InputError("--nccl-tests", "",
-                         "give --nccl-tests FILE (NIC bandwidth and latency from a collective) or --steps FILE (any "
+                         "give --nccl-tests FILE (collective constants from nccl-tests logs) or --steps FILE (any "
                          "constants from step times); for both, run calibrate twice, the second from the first's --out");
   if (vm.count("fit") && !vm.count("steps"))
-    throw io::InputError("--fit", "", "chooses the constants of --steps; --nccl-tests always fits the NIC rate and latency");
+    throw io::InputError("--fit", "", "chooses the constants of --steps; --nccl-tests fits what its logs can see");
+  for (const char* flag : {"algo", "proto", "tuner-table", "op", "ranks"})
+    if (vm.count(flag) && vm.count("steps"))
+      throw io::InputError(std::string("--") + flag, "", "goes with --nccl-tests, not --steps");
   if (vm.count("steps"))
     return calibrate_steps_command(vm, topo_path, format);
   NcclCalibrationRequest req;
   req.topology = vm["topology"].as<std::string>();
-  req.file     = vm["nccl-tests"].as<std::string>();
-  if (vm.count("op"))
-    req.op = vm["op"].as<std::string>();
+  req.files    = vm["nccl-tests"].as<std::vector<std::string>>();
+  auto text    = [&](const char* name) {
+    return vm.count(name) ? std::optional<std::string>(vm[name].as<std::string>()) : std::nullopt;
+  };
+  req.op          = text("op");
+  req.algo        = text("algo");
+  req.proto       = text("proto");
+  req.tuner_table = text("tuner-table");
   if (const auto ranks = integer_flag(vm, "ranks", io::Range{2, io::range::kGpus.hi}))
     req.ranks = static_cast<int>(*ranks);
-  req.fidelity     = fidelity;
-  req.out          = vm["out"].as<std::string>();
-  const auto c     = calibrate_nccl(req);
-  const auto& file = req.file;
-  const auto& out  = req.out;
-  if (format == "json") {
-    nlohmann::json rows = nlohmann::json::array();
-    for (std::size_t i = 0; i < c.sizes.size(); ++i)
-      rows.push_back({{"size", c.sizes[i]}, {"measured_us", c.measured_s[i] * 1e6}, {"fitted_us", c.predicted_s[i] * 1e6}});
-    std::cout << io::dump_json({{"topology", out},
-                                {"op", c.op},
-                                {"ranks", c.ranks},
-                                {"effective_gbps", c.gbps},
-                                {"latency_us", c.latency_us},
-                                {"rms_relative_error", c.rms_relative_error},
-                                {"worst_relative_error", c.worst_relative_error},
-                                {"rows", rows}},
-                               2)
-              << "\n";
-    return 0;
-  }
-  std::cout << fmt::format("{}: {} over {} ranks, {} sizes -> nic.effective_gbps {:.6g}, nic.latency_us {:.6g} "
-                           "(rms relative error {:.3g}, worst {:.3g}); written to {}\n",
-                           io::printable(file, 200), c.op, c.ranks, c.sizes.size(), c.gbps, c.latency_us,
-                           c.rms_relative_error, c.worst_relative_error, io::printable(out, 200));
-  Table t({"size (B)", "measured (us)", "fitted (us)", "error (%)"});
-  for (std::size_t i = 0; i < c.sizes.size(); ++i)
-    t.add_row({std::to_string(c.sizes[i]), format_number(c.measured_s[i] * 1e6), format_number(c.predicted_s[i] * 1e6),
-               format_number(100 * (c.predicted_s[i] - c.measured_s[i]) / c.measured_s[i], 3)});
-  t.print(std::cout);
-  return 0;
+  req.fidelity = fidelity;
+  req.out      = vm["out"].as<std::string>();
+  const auto c = calibrate_nccl(req);
+  return format == "json" ? print_nccl_json(c, req.out) : print_nccl_table(c, req.out);
 }
 
 } // namespace ccsim::cli

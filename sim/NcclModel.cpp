@@ -19,6 +19,8 @@ namespace k = nccl_constants;
 constexpr double US   = 1e-6;
 constexpr double GBPS = 1e9;  // NCCL's GB/s
 constexpr double LV08_LATENCY_FACTOR = 13.01; // SimGrid's LV08 latency factor (notes/simgrid.md §3)
+// NCCL estimates within this share of its minimum are near-ties the emulated graph cannot settle (research note §3.4).
+constexpr double kNearTie = 0.10;
 
 int log2_floor(double x)
 {
@@ -239,8 +241,23 @@ NcclGraphs group_graphs(const Topology& t, const GroupShape& g)
   return nccl_graphs(in);
 }
 
+namespace {
+CollectivePlan plan_links(const Topology& t, Collective c, const GroupShape& g, std::uint64_t bytes, Algo a, Proto p,
+                          int channels);
+} // namespace
+
 CollectivePlan plan_collective(const Topology& t, Collective c, const GroupShape& g, std::uint64_t bytes, Algo a,
                                Proto p, int channels)
+{
+  auto plan = plan_links(t, c, g, bytes, a, p, channels);
+  if (plan.floor_s > plan.links_s)
+    plan.bottleneck = "gpu"; // a protocol kernel's ceiling or the NICs the channels reach, not a link
+  return plan;
+}
+
+namespace {
+CollectivePlan plan_links(const Topology& t, Collective c, const GroupShape& g, std::uint64_t bytes, Algo a, Proto p,
+                          int channels)
 {
   const Rates r   = rates_of(t, g);
   const double S  = static_cast<double>(bytes);
@@ -386,6 +403,8 @@ CollectivePlan plan_collective(const Topology& t, Collective c, const GroupShape
   return plan;
 }
 
+} // namespace
+
 std::vector<CollectivePlan> collective_candidates(const Topology& t, Collective c, const GroupShape& g,
                                                   std::uint64_t bytes)
 {
@@ -464,7 +483,7 @@ CollectivePlan choose_collective(const Topology& t, Collective c, const GroupSha
         lo = std::min(lo, e);
       std::vector<CollectivePlan> near;
       for (const auto& [e, p] : est)
-        if (e <= lo * 1.10)
+        if (e <= lo * (1 + kNearTie))
           near.push_back(*p);
       return fastest(near);
     }

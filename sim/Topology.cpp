@@ -92,7 +92,9 @@ Topology topology_from_json(const nlohmann::json& doc, const std::string& path)
   t.intra_latency_s   = intra.number_in("latency_us", io::range::kLatencyUs) * US;
 
   const auto nic = root.object("nic");
-  nic.allow_only({"count", "bandwidth_gbps", "effective_gbps", "latency_us", "per_flow_gbps", "bits_per_megabit"});
+  nic.allow_only({"count", "bandwidth_gbps", "effective_gbps", "latency_us", "per_flow_gbps", "bits_per_megabit", "kind"});
+  if (nic.has("kind"))
+    t.nic_kind = nic.choice("kind", {"infiniband", "roce", "ethernet", "tcp", "efa", "slingshot"});
   // AQ-SGD's cluster labels its tc-shaped rates in binary megabits (Table 3: payload / time gives 2^20 bit/s).
   t.bits_per_megabit        = nic.number_in_or("bits_per_megabit", io::range::kBitsPerMegabit, 1e6);
   const double unit         = t.bytes_per_s_per_gbps();

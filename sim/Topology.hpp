@@ -65,6 +65,7 @@ struct Topology {
   double nic_nominal_bytes_per_s = 0;
   double nic_bytes_per_s = 0;        // effective per NIC (what the cluster delivers)
   double nic_latency_s = 0;
+  std::string nic_kind;               // nic.kind: "infiniband", "roce", "tcp", "efa", ... ("" unsaid): calibration priors
   std::optional<double> per_flow_bytes_per_s; // cap of any one flow (e.g. one TCP stream)
   FabricKind fabric = FabricKind::SWITCH;
   double oversubscription = 1.0;

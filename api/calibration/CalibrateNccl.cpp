@@ -6,6 +6,7 @@
 #include "api/calibration/NcclTestsText.hpp"
 #include "api/run/CollectiveSweep.hpp"
 #include "algorithms/CollectiveOps.hpp"
+#include "sim/NcclConfigJson.hpp"
 #include "sim/Topology.hpp"
 #include "sim/io/JsonInput.hpp"
 
@@ -17,52 +18,127 @@
 namespace ccsim::api {
 
 namespace {
-/// `topo` with the NIC delivering `gbps` (raising the nominal rate with it when the fit exceeds it) and `latency_us`.
+/// `topo` with the NIC delivering `gbps` and `latency_us` (ccsim's own collectives).
 sim::Topology with_nic(sim::Topology topo, double gbps, double latency_us)
 {
-  topo.nic_bytes_per_s         = gbps * topo.bytes_per_s_per_gbps();
-  topo.nic_nominal_bytes_per_s = std::max(topo.nic_nominal_bytes_per_s, topo.nic_bytes_per_s);
-  topo.nic_latency_s           = latency_us * 1e-6;
+  topo.nic_bytes_per_s = gbps * topo.bytes_per_s_per_gbps();
+  topo.nic_latency_s   = latency_us * 1e-6;
   return topo;
 }
-} // namespace
 
-NcclCalibration calibrate_nccl(const NcclCalibrationRequest& req)
+/// The logs of the request, read and checked against the topology.
+std::vector<NcclLog> read_logs(const NcclCalibrationRequest& req, const sim::Topology& topo,
+                               std::vector<NcclLogInfo>& infos)
 {
-  const std::string topo_path = io::resolve_preset("topologies", req.topology, "--topology");
-  const sim::Topology topo    = sim::load_topology(topo_path);
-  const std::string& file     = req.file;
-  const auto table            = read_nccl_tests(file);
-
-  const std::string op = req.op.value_or(table.op.value_or(""));
-  if (op.empty())
-    throw io::InputError(file, "", "does not name its collective: pass --op (all_reduce, all_gather, ...)");
-  const auto* bench = algorithms::find_collective_bench(op);
-  if (bench == nullptr)
-    throw io::InputError(req.op ? "--op" : file, "", io::echo(op) + " is not a collective ccsim knows");
-  const int ranks = req.ranks.value_or(table.ranks.value_or(0));
-  if (ranks == 0)
-    throw io::InputError(file, "", "does not say how many ranks ran: pass --ranks N");
-  if (ranks > topo.max_gpus())
-    throw io::InputError(req.ranks ? "--ranks" : file, "",
-                         fmt::format("{} ranks but topology {} has {} GPUs", ranks, topo.name, topo.max_gpus()));
-
-  NcclCalibration c;
-  c.op    = bench->name;
-  c.ranks = ranks;
-  for (const auto& r : table.rows) {
-    c.sizes.push_back(r.bytes);
-    c.measured_s.push_back(r.time_us * 1e-6);
+  std::vector<NcclLog> logs;
+  for (const auto& file : req.files) {
+    const auto table = read_nccl_tests(file);
+    NcclLogInfo info;
+    info.file         = file;
+    // --op names the collective where the log's header does not (replacing what its columns suggest); --ranks gives
+    // the rank count where the log shows none (neither Rank lines nor a bus factor that pins it).
+    const bool op_flag = req.op && table.op_from != "header";
+    info.op           = op_flag ? *req.op : table.op.value_or("");
+    info.op_from      = op_flag ? "--op" : table.op_from;
+    info.nodes        = table.nodes;
+    info.nccl_version = table.nccl_version;
+    if (info.op.empty())
+      throw io::InputError(file, "", "does not name its collective: pass --op (all_reduce, all_gather, ...)");
+    const auto* bench = algorithms::find_collective_bench(info.op);
+    const std::vector<std::string> plain = {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv"};
+    if (bench == nullptr || std::find(plain.begin(), plain.end(), bench->name) == plain.end())
+      throw io::InputError(op_flag ? "--op" : file, "",
+                           io::echo(info.op) + " is not a collective ccsim replays (all_reduce, all_gather, "
+                                               "reduce_scatter, alltoall, sendrecv)");
+    // A log's ranks: --ranks, the log's own Rank lines, or what its bus factor shows (api/calibration/NcclTestsText.hpp).
+    const bool ranks_flag = req.ranks && !table.ranks;
+    info.ranks      = ranks_flag ? *req.ranks : table.ranks.value_or(0);
+    info.ranks_from = ranks_flag ? "--ranks" : table.ranks_from;
+    if (info.ranks == 0)
+      throw io::InputError(file, "", "does not say how many ranks ran: pass --ranks N");
+    if (info.ranks > topo.max_gpus())
+      throw io::InputError(ranks_flag ? "--ranks" : file, "",
+                           fmt::format("{} ranks but topology {} has {} GPUs", info.ranks, topo.name, topo.max_gpus()));
+    if (table.nodes && *table.nodes > 1 && info.ranks % *table.nodes == 0 &&
+        info.ranks / *table.nodes != topo.gpus_per_node)
+      throw io::InputError(file, "",
+                           fmt::format("ran {} ranks on {} hosts ({} per node) but topology {} has {} GPUs per node",
+                                       info.ranks, *table.nodes, info.ranks / *table.nodes, topo.name,
+                                       topo.gpus_per_node));
+    NcclLog log;
+    log.file  = file;
+    log.op    = bench->name;
+    log.ranks = info.ranks;
+    log.rows  = table.rows;
+    for (const auto& r : table.rows) // a single bad measurement (a first call): 1.5 x its in-place twin
+      log.flagged.push_back(r.in_place_time_us && r.time_us > 1.5 * *r.in_place_time_us);
+    logs.push_back(std::move(log));
+    infos.push_back(std::move(info));
   }
-  if (c.sizes.size() < 2)
-    throw io::InputError(file, "", "needs at least two sizes (one latency-bound, one bandwidth-bound)");
+  return logs;
+}
 
+/// Replays every log on `topo` by simulation and fills the rows and the errors.
+void replay(NcclCalibration& c, const sim::Topology& topo, const std::vector<NcclLog>& logs, sim::Fidelity fidelity)
+{
+  std::vector<double> kept, all;
+  for (const auto& log : logs) {
+    const auto* bench = algorithms::find_collective_bench(log.op);
+    std::vector<std::uint64_t> sizes;
+    for (const auto& r : log.rows)
+      sizes.push_back(r.bytes);
+    const auto simulated = simulate_sweep(topo, *bench, log.ranks, sizes, fidelity, false).seconds;
+    const double bus     = algorithms::bus_bandwidth_factor(*bench, log.ranks);
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      NcclCalibrationRow row;
+      row.file            = log.file;
+      row.size            = sizes[i];
+      row.measured_us     = log.rows[i].time_us;
+      row.predicted_us    = simulated[i] * 1e6;
+      row.measured_busbw  = static_cast<double>(sizes[i]) / (row.measured_us * 1e3) * bus;
+      row.predicted_busbw = static_cast<double>(sizes[i]) / (row.predicted_us * 1e3) * bus;
+      row.flagged         = log.flagged[i];
+      if (const auto plan = bench_plan(topo, *bench, log.ranks, sizes[i])) {
+        row.algorithm  = sim::to_string(plan->algo);
+        row.protocol   = sim::to_string(plan->proto);
+        row.bottleneck = plan->bottleneck;
+        row.model_us   = plan->seconds() * 1e6;
+      }
+      all.push_back(std::abs(row.error()));
+      if (!row.flagged)
+        kept.push_back(std::abs(row.error()));
+      c.rows.push_back(row);
+    }
+  }
+  double sum_sq = 0;
+  for (const auto& r : c.rows)
+    sum_sq += r.error() * r.error();
+  c.rms_relative_error = std::sqrt(sum_sq / static_cast<double>(c.rows.size()));
+  auto& errors = kept.empty() ? all : kept;
+  std::sort(errors.begin(), errors.end());
+  const std::size_t n  = errors.size();
+  c.median_abs_error   = n % 2 == 1 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
+  c.worst_abs_error    = errors.back();
+}
+
+/// ccsim's own collectives: the NIC's delivered bandwidth and latency by Gauss-Newton on a simulated replay.
+void fit_nic_constants(NcclCalibration& c, sim::Topology& topo, const NcclLog& log, sim::Fidelity fidelity)
+{
+  const auto* bench = algorithms::find_collective_bench(log.op);
+  std::vector<std::uint64_t> sizes;
+  std::vector<double> measured;
+  for (const auto& r : log.rows) {
+    sizes.push_back(r.bytes);
+    measured.push_back(r.time_us * 1e-6);
+  }
+  if (sizes.size() < 2)
+    throw io::InputError(log.file, "", "needs at least two sizes (one latency-bound, one bandwidth-bound)");
   // The constants as the fit moves them: u = 1 / Gbps (the simulated time is affine in it) and the latency in us.
   ConstantFit engine(
       [&](const std::vector<double>& x) {
-        return simulate_sweep(with_nic(topo, 1 / x[0], x[1]), *bench, ranks, c.sizes, req.fidelity, false).seconds;
+        return simulate_sweep(with_nic(topo, 1 / x[0], x[1]), *bench, log.ranks, sizes, fidelity, false).seconds;
       },
-      c.measured_s);
+      measured);
   using P        = ConstantFit::Parameter;
   const auto fit = engine.gauss_newton({P{topo.bytes_per_s_per_gbps() / topo.nic_bytes_per_s, P::Bound::POSITIVE, 0, 0},
                                         P{topo.nic_latency_s * 1e6, P::Bound::NON_NEGATIVE, 0.01, 1e-3}});
@@ -71,33 +147,83 @@ NcclCalibration calibrate_nccl(const NcclCalibrationRequest& req)
                          "these measurements do not pin down both the NIC bandwidth and latency (one of them, or "
                          "the inter-node NIC itself, does not change the simulated times): give sizes from a few KB "
                          "to hundreds of MB over ranks on several nodes");
-  c.gbps        = 1 / (*fit)[0];
-  c.latency_us  = (*fit)[1];
-  c.predicted_s = engine.predict(*fit);
-  io::check_range(c.gbps, io::range::kLinkGbps, false, "fitted nic.effective_gbps");
+  c.gbps       = 1 / (*fit)[0];
+  c.latency_us = (*fit)[1];
   io::check_range(c.latency_us, io::range::kLatencyUs, false, "fitted nic.latency_us");
-
-  double sum_sq = 0;
-  for (std::size_t i = 0; i < c.sizes.size(); ++i) {
-    const double e         = (c.predicted_s[i] - c.measured_s[i]) / c.measured_s[i];
-    c.worst_relative_error = std::max(c.worst_relative_error, std::abs(e));
-    sum_sq += e * e;
+  const double nominal = topo.nic_nominal_bytes_per_s / topo.bytes_per_s_per_gbps();
+  if (c.gbps > nominal) {
+    c.warnings.push_back(fmt::format(
+        "nic.effective_gbps: the fit wants {:.4g} Gbps per NIC, above the NICs' line rate of {:g} Gbps, and is held "
+        "there. ccsim's own ring and hierarchical all-reduce move more bytes than NCCL's tree does on 2 nodes (S per "
+        "node each way where a ring moves 2(n-1)/n S): give the topology an \"nccl\" block to fit NCCL's algorithms, "
+        "or check the NIC count and rate",
+        c.gbps, nominal));
+    c.gbps = nominal;
   }
-  c.rms_relative_error = std::sqrt(sum_sq / static_cast<double>(c.sizes.size()));
+  io::check_range(c.gbps, io::range::kLinkGbps, false, "fitted nic.effective_gbps");
+  topo = with_nic(topo, c.gbps, c.latency_us);
+}
+} // namespace
 
-  // The new topology: the base file with the two NIC constants replaced and a note saying where they came from.
-  auto doc             = io::read_json_file(topo_path);
-  auto& nic            = doc["nic"];
-  const double nominal = nic["bandwidth_gbps"].get<double>();
-  nic["effective_gbps"] = c.gbps;
-  if (c.gbps > nominal)
-    nic["bandwidth_gbps"] = c.gbps; // the measurement beats the label: the label was wrong
-  nic["latency_us"]         = c.latency_us;
-  nic["source_calibration"] = fmt::format(
-      "ccsim calibrate: effective_gbps and latency_us fitted to {} ({} over {} ranks, {} sizes {}..{} B, {} fidelity "
-      "replay): rms relative error {:.3g}, worst {:.3g}",
-      io::printable(file, 200), bench->name, ranks, c.sizes.size(), c.sizes.front(), c.sizes.back(),
-      req.fidelity == sim::Fidelity::EXACT ? "exact" : "fast", c.rms_relative_error, c.worst_relative_error);
+NcclCalibration calibrate_nccl(const NcclCalibrationRequest& req)
+{
+  const std::string topo_path = io::resolve_preset("topologies", req.topology, "--topology");
+  sim::Topology topo          = sim::load_topology(topo_path);
+  auto doc                    = io::read_json_file(topo_path);
+  if (req.files.empty())
+    throw io::InputError("--nccl-tests", "", "give at least one nccl-tests file");
+  // The logs' run conditions: NCCL_ALGO / NCCL_PROTO (not kept in the output: they are not the cluster's), a tuner
+  // plugin's table (kept: it is how the cluster runs).
+  force_collective(topo, req.algo, req.proto);
+  if (req.tuner_table) {
+    if (!topo.nccl.present)
+      throw io::InputError("--tuner-table", "", "topology " + topo.name + " has no \"nccl\" block to hold a tuner table");
+    const auto table = io::read_json_file(*req.tuner_table);
+    const io::JsonObject root(table, *req.tuner_table);
+    root.allow_only({"tuner_table"});
+    topo.nccl.tuner_table       = sim::tuner_table_from_json(root);
+    doc["nccl"]["tuner_table"]  = table["tuner_table"];
+  }
+  NcclCalibration c;
+  const auto logs = read_logs(req, topo, c.logs);
+  c.nccl_model    = topo.nccl.present;
+  if (c.nccl_model) {
+    auto fit     = fit_nccl_constants(topo, logs);
+    topo         = fit.topo;
+    c.constants  = fit.constants;
+    c.warnings   = fit.warnings;
+    c.notes      = fit.notes;
+    write_nccl_constants(doc, fit);
+  } else {
+    if (logs.size() != 1)
+      throw io::InputError("--nccl-tests", "",
+                           "topology " + topo.name + " has no \"nccl\" block: its two NIC constants come from one log");
+    fit_nic_constants(c, topo, logs.front(), req.fidelity);
+    doc["nic"]["effective_gbps"] = c.gbps;
+    doc["nic"]["latency_us"]     = c.latency_us;
+  }
+  replay(c, topo, logs, req.fidelity);
+
+  // The source note: which logs, which command, how well the replay reproduces them.
+  std::string files, flags;
+  for (const auto& f : req.files)
+    files += (files.empty() ? "" : ", ") + io::printable(f, 200);
+  if (req.algo)
+    flags += " --algo " + io::printable(*req.algo, 40);
+  if (req.proto)
+    flags += " --proto " + io::printable(*req.proto, 40);
+  const std::string fitted = c.nccl_model ? "the collective model's constants" : "effective_gbps and latency_us";
+  std::string command = "ccsim calibrate --topology " + io::printable(req.topology, 200);
+  for (const auto& f : req.files)
+    command += " --nccl-tests " + io::printable(f, 200);
+  if (req.tuner_table)
+    command += " --tuner-table " + io::printable(*req.tuner_table, 200);
+  const std::string note = fmt::format(
+      "{}{}: {} fitted to {} rows of {} ({} fidelity replay: median |error| {:.3g} %, worst {:.3g} % over the rows "
+      "not flagged as bad measurements)",
+      command, flags, fitted, c.rows.size(), files, req.fidelity == sim::Fidelity::EXACT ? "exact" : "fast",
+      100 * c.median_abs_error, 100 * c.worst_abs_error);
+  (c.nccl_model ? doc["nccl"] : doc["nic"])["source_calibration"] = note;
   write_calibrated_topology(doc, req.out);
   return c;
 }

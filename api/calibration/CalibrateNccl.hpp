@@ -1,14 +1,15 @@
 #pragma once
-// `ccsim calibrate --nccl-tests FILE`: fits a topology's inter-node constants — the delivered NIC bandwidth
-// (`nic.effective_gbps`) and the one-way NIC latency (`nic.latency_us`) — to a collective measured on the real cluster
-// (nccl-tests' text table, or `ccsim collective`'s), and writes the topology with the fitted values and a source note
-// naming the file.
+// `ccsim calibrate --nccl-tests FILE...`: fits a topology's collective constants to nccl-tests logs measured on the
+// real cluster (verbatim logs: api/calibration/NcclTestsText.hpp), writes the topology with the fitted values and a
+// source note naming the logs, and replays every log in ccsim to show what the fit reproduces.
 //
-// The fit replays the measured collective in ccsim itself (same ring / hierarchical schedule, same fidelity) and moves
-// the two constants by Gauss-Newton on the relative error of every row (api/calibration/ConstantFit.hpp), so small
-// sizes (latency-bound) weigh as much as large ones (bandwidth-bound). On an alpha-beta (rdma) topology the simulated
-// time is affine in 1/bandwidth and in latency, so one step lands on the answer and the rest confirm it.
+// On a topology with an "nccl" block, the NCCL model's physical constants (api/calibration/NcclFit.hpp), each within
+// its link's line rate: a fit that would need more is held at the line rate and warned about, naming the likely
+// cause; the hardware is never changed. Without one, the two constants of ccsim's own collectives, the delivered NIC
+// bandwidth and the NIC latency (Gauss-Newton on a simulated replay, api/calibration/ConstantFit.hpp), the bandwidth
+// likewise held at the NIC's nominal rate.
 
+#include "api/calibration/NcclFit.hpp"
 #include "sim/Collectives.hpp"
 
 #include <cstdint>
@@ -19,22 +20,45 @@
 namespace ccsim::api {
 
 struct NcclCalibrationRequest {
-  std::string topology;            // preset name or path to start from
-  std::string file;                // the nccl-tests (or ccsim collective) text
-  std::optional<std::string> op;   // --op, when the file does not name its collective
-  std::optional<int> ranks;        // --ranks, when the file does not say
+  std::string topology;               // preset name or path to start from
+  std::vector<std::string> files;     // nccl-tests (or ccsim collective) texts of the same cluster
+  std::optional<std::string> op;      // --op, when a file does not name its collective
+  std::optional<int> ranks;           // --ranks, when a file does not say
+  std::optional<std::string> algo;    // NCCL_ALGO the logs ran with (--algo)
+  std::optional<std::string> proto;   // NCCL_PROTO (--proto)
+  std::optional<std::string> tuner_table; // a tuner plugin's table (JSON file {"tuner_table": [...]}), kept in the output
   sim::Fidelity fidelity = sim::Fidelity::FAST;
-  std::string out;                 // where the calibrated topology goes
+  std::string out;                    // where the calibrated topology goes
+};
+
+/// One row of a log: measured, replayed by simulation, what ran.
+struct NcclCalibrationRow {
+  std::string file;
+  std::uint64_t size = 0;
+  double measured_us = 0, predicted_us = 0, model_us = 0;
+  double measured_busbw = 0, predicted_busbw = 0; // GB/s, nccl-tests' bus bandwidth
+  std::string algorithm, protocol, bottleneck;
+  bool flagged = false; // out-of-place > 1.5 x in-place: a bad measurement, not fitted
+  double error() const { return predicted_us / measured_us - 1; }
+};
+
+/// What a log said about itself and what was read from it.
+struct NcclLogInfo {
+  std::string file, op, op_from, ranks_from;
+  int ranks = 0;
+  std::optional<int> nodes;
+  std::optional<std::string> nccl_version;
 };
 
 struct NcclCalibration {
-  std::string op; // the collective's name as ccsim knows it
-  int ranks = 0;
-  double gbps       = 0; // fitted nic.effective_gbps, in the topology's own unit
-  double latency_us = 0; // fitted nic.latency_us
-  std::vector<std::uint64_t> sizes;
-  std::vector<double> measured_s, predicted_s;
-  double rms_relative_error = 0, worst_relative_error = 0;
+  bool nccl_model = false;           // the NCCL model's constants (false: ccsim's NIC bandwidth and latency)
+  std::vector<NcclLogInfo> logs;
+  std::vector<FittedNcclConstant> constants;
+  double gbps = 0, latency_us = 0;   // without an nccl block: the fitted nic.effective_gbps and nic.latency_us
+  std::vector<NcclCalibrationRow> rows;
+  double median_abs_error = 0, worst_abs_error = 0; // |predicted / measured - 1| over the rows not flagged
+  double rms_relative_error = 0;                    // over every row
+  std::vector<std::string> warnings, notes;
 };
 
 /// Fits, writes `out` and returns the fit. Bad input throws io::InputError naming the flag or file.

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <random>
 
 namespace ccsim::api {
 
@@ -29,6 +31,35 @@ double determinant(const std::vector<std::vector<double>>& a)
     det += (c % 2 == 0 ? 1 : -1) * a[0][c] * determinant(minor);
   }
   return det;
+}
+/// Solves a x = b for a small dense system by Gaussian elimination with partial pivoting; false when singular.
+bool solve(std::vector<std::vector<double>> a, std::vector<double> b, std::vector<double>& x)
+{
+  const std::size_t n = b.size();
+  for (std::size_t c = 0; c < n; ++c) {
+    std::size_t pivot = c;
+    for (std::size_t r = c + 1; r < n; ++r)
+      if (std::abs(a[r][c]) > std::abs(a[pivot][c]))
+        pivot = r;
+    if (!(std::abs(a[pivot][c]) > 1e-300))
+      return false;
+    std::swap(a[c], a[pivot]);
+    std::swap(b[c], b[pivot]);
+    for (std::size_t r = c + 1; r < n; ++r) {
+      const double f = a[r][c] / a[c][c];
+      for (std::size_t k = c; k < n; ++k)
+        a[r][k] -= f * a[c][k];
+      b[r] -= f * b[c];
+    }
+  }
+  x.assign(n, 0);
+  for (std::size_t c = n; c-- > 0;) {
+    double v = b[c];
+    for (std::size_t k = c + 1; k < n; ++k)
+      v -= a[c][k] * x[k];
+    x[c] = v / a[c][c];
+  }
+  return true;
 }
 } // namespace
 
@@ -161,6 +192,150 @@ std::optional<std::vector<double>> ConstantFit::gauss_newton(std::vector<Paramet
       break;
   }
   return values();
+}
+
+ConstantFit::BoundedFit ConstantFit::fit_bounded(const std::vector<Bounded>& params, const std::vector<bool>& use,
+                                                 double f_scale, int starts,
+                                                 const std::vector<std::vector<double>>& extra_starts)
+{
+  const std::size_t n = params.size();
+  // Each constant moves in u: log(v) for a log-scale one, v itself otherwise; the bounds in u.
+  auto to_u   = [&](std::size_t k, double v) { return params[k].log_scale ? std::log(v) : v; };
+  auto from_u = [&](std::size_t k, double u) { return params[k].log_scale ? std::exp(u) : u; };
+  std::vector<double> lo(n), hi(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    lo[k] = to_u(k, params[k].lo);
+    hi[k] = to_u(k, params[k].hi);
+  }
+  // The terms whose squares sum to the loss: sqrt of soft-L1 for the rows, the priors as they are.
+  auto terms = [&](const std::vector<double>& u) {
+    std::vector<double> v(n);
+    for (std::size_t k = 0; k < n; ++k)
+      v[k] = from_u(k, std::clamp(u[k], lo[k], hi[k]));
+    const auto& predicted = predict(v);
+    std::vector<double> r;
+    for (std::size_t i = 0; i < measured_.size(); ++i) {
+      if (!use[i])
+        continue;
+      const double p = predicted[i];
+      const double z = p > 0 && std::isfinite(p) ? std::log(p / measured_[i]) : 10;
+      const double rho = 2 * f_scale * f_scale * (std::sqrt(1 + (z / f_scale) * (z / f_scale)) - 1);
+      r.push_back(z < 0 ? -std::sqrt(rho) : std::sqrt(rho));
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto& b = params[k];
+      if (b.prior_weight <= 0)
+        continue;
+      r.push_back(b.log_scale ? b.prior_weight * std::log(v[k] / b.prior)
+                              : b.prior_weight * (v[k] - b.prior) / (std::abs(b.prior) + b.prior_scale));
+    }
+    return r;
+  };
+  auto cost_of = [](const std::vector<double>& r) {
+    double c = 0;
+    for (const double x : r)
+      c += x * x;
+    return c;
+  };
+  auto levenberg_marquardt = [&](std::vector<double> u) {
+    auto r      = terms(u);
+    double cost = cost_of(r);
+    double lambda = 1e-3;
+    for (int iteration = 0; iteration < 200; ++iteration) {
+      // Forward differences in u (backward at the upper bound).
+      std::vector<std::vector<double>> jac(n);
+      for (std::size_t k = 0; k < n; ++k) {
+        double h    = 1e-4 * std::max(1.0, std::abs(u[k]));
+        if (u[k] + h > hi[k])
+          h = -h;
+        auto shifted = u;
+        shifted[k] += h;
+        const auto rs = terms(shifted);
+        jac[k].resize(r.size());
+        for (std::size_t i = 0; i < r.size(); ++i)
+          jac[k][i] = (rs[i] - r[i]) / h;
+      }
+      std::vector<std::vector<double>> jtj(n, std::vector<double>(n, 0));
+      std::vector<double> jtr(n, 0);
+      for (std::size_t a = 0; a < n; ++a) {
+        for (std::size_t b = 0; b < n; ++b)
+          for (std::size_t i = 0; i < r.size(); ++i)
+            jtj[a][b] += jac[a][i] * jac[b][i];
+        for (std::size_t i = 0; i < r.size(); ++i)
+          jtr[a] -= jac[a][i] * r[i];
+      }
+      bool improved = false;
+      while (lambda < 1e12) {
+        auto damped = jtj;
+        for (std::size_t k = 0; k < n; ++k)
+          damped[k][k] += lambda * std::max(jtj[k][k], 1e-12);
+        std::vector<double> step;
+        if (!solve(damped, jtr, step)) {
+          lambda *= 10;
+          continue;
+        }
+        // A trust region: no constant moves more than a factor e^0.5 (a log one) or a fifth of its range per step.
+        // Gauss-Newton on the square root of the soft-L1 loss overshoots a large residual twofold, which could carry a
+        // constant across the kink where another link starts to bind and into the wrong basin.
+        double shrink = 1;
+        for (std::size_t k = 0; k < n; ++k) {
+          const double cap = params[k].log_scale ? 0.5 : 0.2 * (hi[k] - lo[k]);
+          if (std::abs(step[k]) > cap)
+            shrink = std::min(shrink, cap / std::abs(step[k]));
+        }
+        auto next = u;
+        for (std::size_t k = 0; k < n; ++k)
+          next[k] = std::clamp(u[k] + shrink * step[k], lo[k], hi[k]);
+        const auto rn     = terms(next);
+        const double cn   = cost_of(rn);
+        if (cn < cost) {
+          const bool settled = cost - cn < 1e-12 * std::max(1.0, cost);
+          u = next, r = rn, cost = cn;
+          lambda = std::max(lambda / 10, 1e-9);
+          improved = !settled;
+          break;
+        }
+        lambda *= 10;
+      }
+      if (!improved)
+        break;
+    }
+    return std::make_pair(u, cost);
+  };
+  std::mt19937 random(1);
+  std::uniform_real_distribution<double> unit(0, 1);
+  std::vector<double> best_u;
+  double best_cost = std::numeric_limits<double>::infinity();
+  const int drawn = std::max(1, starts);
+  for (int s = 0; s < drawn + static_cast<int>(extra_starts.size()); ++s) {
+    std::vector<double> u(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      if (s >= drawn)
+        u[k] = std::clamp(to_u(k, extra_starts[static_cast<std::size_t>(s - drawn)][k]), lo[k], hi[k]);
+      else
+        u[k] = s == 0 ? std::clamp(to_u(k, params[k].start), lo[k], hi[k]) : lo[k] + unit(random) * (hi[k] - lo[k]);
+    }
+    const auto [fit_u, fit_cost] = levenberg_marquardt(u);
+    if (fit_cost < best_cost) {
+      best_cost = fit_cost;
+      best_u    = fit_u;
+    }
+  }
+  BoundedFit out;
+  out.cost = best_cost;
+  for (std::size_t k = 0; k < n; ++k)
+    out.values.push_back(from_u(k, std::clamp(best_u[k], lo[k], hi[k])));
+  const auto& predicted = predict(out.values);
+  double sum = 0;
+  int rows   = 0;
+  for (std::size_t i = 0; i < measured_.size(); ++i)
+    if (use[i]) {
+      const double z = predicted[i] > 0 && std::isfinite(predicted[i]) ? std::log(predicted[i] / measured_[i]) : 10;
+      sum += z * z;
+      ++rows;
+    }
+  out.rows_rms = rows > 0 ? std::sqrt(sum / rows) : 0;
+  return out;
 }
 
 } // namespace ccsim::api

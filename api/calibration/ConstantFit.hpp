@@ -5,7 +5,9 @@
 // memoises the predictions and moves the constants to fit, by one of two solvers:
 // - Gauss-Newton on relative errors, for a model close to affine in its parameters (a collective's time is affine in
 //   1/bandwidth and in latency on an alpha-beta network, so one step lands and the rest confirm);
-// - coordinate descent on log errors, each coordinate a golden-section search, for any model.
+// - coordinate descent on log errors, each coordinate a golden-section search, for any model;
+// - bounded robust least squares (Levenberg-Marquardt within box bounds, soft-L1 loss, priors, several starts), for a
+//   model of many constants whose predictions switch between regimes (the NCCL model's algorithms and protocols).
 
 #include <cstddef>
 #include <functional>
@@ -44,6 +46,31 @@ public:
   /// Jacobian, for at most `iterations` steps or until settled. Empty when the rows do not pin every parameter down
   /// (a singular normal matrix: some parameter does not change the predictions).
   std::optional<std::vector<double>> gauss_newton(std::vector<Parameter> start, int iterations = 8);
+
+  /// A constant of fit_bounded: where to start, its bounds (`log_scale`: it moves in log space, lo > 0), and a prior
+  /// that holds it near `prior` with `prior_weight` per unit of log deviation (linear ones: of (v - prior) / (|prior|
+  /// + `prior_scale`)); weight 0: no prior.
+  struct Bounded {
+    double start;
+    double lo, hi;
+    bool log_scale       = true;
+    double prior         = 0;
+    double prior_weight  = 0;
+    double prior_scale   = 20;
+  };
+  struct BoundedFit {
+    std::vector<double> values;
+    double cost = 0;          // robust loss of the rows plus the priors' squares, at `values`
+    double rows_rms = 0;      // root mean square of log(predicted / measured) over the rows used
+  };
+  /// Minimises, over the rows with use[i], the soft-L1 loss 2 f^2 (sqrt(1 + (r/f)^2) - 1) of r = log(predicted /
+  /// measured) (least squares below f, least absolute deviation above: a few rows no candidate can follow do not pull
+  /// the rest), plus the priors' squares, within the bounds: Levenberg-Marquardt on the square roots of the terms,
+  /// from `starts` points (the given start, then points drawn uniformly within the bounds from a fixed seed, so a
+  /// fit is reproducible), then from `extra_starts` (values, one per constant). A prediction that is not a positive
+  /// finite number counts as a factor e^10 off.
+  BoundedFit fit_bounded(const std::vector<Bounded>& params, const std::vector<bool>& use, double f_scale = 0.15,
+                         int starts = 6, const std::vector<std::vector<double>>& extra_starts = {});
 
 private:
   Predict predict_;

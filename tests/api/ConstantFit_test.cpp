@@ -48,3 +48,44 @@ TEST_CASE("ConstantFit: log-error descent finds a scale to 0.2 percent, on the r
   (void)fit.predict(c);
   CHECK(fit.evaluations() == before);
 }
+
+TEST_CASE("ConstantFit: the bounded fit recovers constants inside their bounds and holds one at its bound", "[api]")
+{
+  // t(s) = alpha + s / B with alpha = 5 us and B = 10 GB/s, constants in us and GB/s (B in log space).
+  const std::vector<double> sizes = {1e3, 1e5, 1e6, 1e7, 1e8, 1e9};
+  auto model = [&](const std::vector<double>& x) {
+    std::vector<double> t;
+    for (const double s : sizes)
+      t.push_back(x[0] * 1e-6 + s / (x[1] * 1e9));
+    return t;
+  };
+  std::vector<double> measured;
+  for (const double s : sizes)
+    measured.push_back(5e-6 + s / 1e10);
+  ConstantFit fit(model, measured);
+  const std::vector<bool> all(sizes.size(), true);
+  using B = ConstantFit::Bounded;
+  const auto inside = fit.fit_bounded({B{20, 0, 100, false}, B{1, 0.1, 50, true}}, all);
+  CHECK(inside.values[0] == Approx(5).epsilon(1e-4));
+  CHECK(inside.values[1] == Approx(10).epsilon(1e-4));
+  CHECK(inside.rows_rms < 1e-6);
+  // The bandwidth may not exceed 8 GB/s (a line rate below what the data needs): it stays at the bound, never past it.
+  const auto held = fit.fit_bounded({B{20, 0, 100, false}, B{1, 0.1, 8, true}}, all);
+  CHECK(held.values[1] == Approx(8).epsilon(1e-9));
+  CHECK(held.rows_rms > 0.01);
+}
+
+TEST_CASE("ConstantFit: the bounded fit's soft-L1 loss lets one wild row go and a prior holds an unseen constant",
+          "[api]")
+{
+  // Predictions c x (1, 2, 3, 4) and a constant z no prediction depends on; measured 0.7 x (1, 2, 3, 4) but the last
+  // row 10 x off. Least squares would take c to 0.7 e^(log(10) / 4) = 1.24. Soft-L1 (scale f = 0.15) bounds the wild
+  // row's pull on log c to about 2f, which the three good rows balance at 3 x 2 r: r = f / 3, c = 0.7 e^0.05. The
+  // constant z stays at its prior 3 (nothing else pins it).
+  ConstantFit fit([](const std::vector<double>& x) { return std::vector<double>{x[0], 2 * x[0], 3 * x[0], 4 * x[0]}; },
+                  {0.7, 1.4, 2.1, 28.0});
+  using B      = ConstantFit::Bounded;
+  const auto f = fit.fit_bounded({B{1, 0.01, 100, true}, B{5, 0.1, 10, true, 3, 0.1}}, {true, true, true, true});
+  CHECK(f.values[0] == Approx(0.7 * std::exp(0.05)).epsilon(0.01));
+  CHECK(f.values[1] == Approx(3).epsilon(1e-3));
+}
