@@ -72,7 +72,7 @@ static int print_nccl_json(const NcclCalibration& c, const std::string& out)
                     {"ranks_from", l.ranks_from}, {"nodes", l.nodes ? nlohmann::json(*l.nodes) : nlohmann::json(nullptr)},
                     {"nccl_version", l.nccl_version ? nlohmann::json(*l.nccl_version) : nlohmann::json(nullptr)}});
   nlohmann::json doc = {{"topology", out},
-                        {"model", c.nccl_model ? "nccl" : "ccsim"},
+                        {"model", c.nccl_model ? "nccl" : "links"},
                         {"op", c.logs.front().op},
                         {"ranks", c.logs.front().ranks},
                         {"logs", logs},

@@ -28,7 +28,7 @@ sim::Topology with_nic(sim::Topology topo, double gbps, double latency_us)
 
 /// The logs of the request, read and checked against the topology.
 std::vector<NcclLog> read_logs(const NcclCalibrationRequest& req, const sim::Topology& topo,
-                               std::vector<NcclLogInfo>& infos)
+                               std::vector<NcclLogInfo>& infos, const std::vector<std::string>& plain)
 {
   std::vector<NcclLog> logs;
   for (const auto& file : req.files) {
@@ -45,7 +45,6 @@ std::vector<NcclLog> read_logs(const NcclCalibrationRequest& req, const sim::Top
     if (info.op.empty())
       throw io::InputError(file, "", "does not name its collective: pass --op (all_reduce, all_gather, ...)");
     const auto* bench = algorithms::find_collective_bench(info.op);
-    const std::vector<std::string> plain = {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv"};
     if (bench == nullptr || std::find(plain.begin(), plain.end(), bench->name) == plain.end())
       throw io::InputError(op_flag ? "--op" : file, "",
                            io::echo(info.op) + " is not a collective ccsim replays (all_reduce, all_gather, "
@@ -172,6 +171,10 @@ NcclCalibration calibrate_nccl(const NcclCalibrationRequest& req)
   auto doc                    = io::read_json_file(topo_path);
   if (req.files.empty())
     throw io::InputError("--nccl-tests", "", "give at least one nccl-tests file");
+  const std::vector<std::string> plain = {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv"};
+  if (req.op && std::find(plain.begin(), plain.end(), *req.op) == plain.end())
+    throw io::InputError("--op", "", io::echo(*req.op) + " is not a collective ccsim replays (all_reduce, all_gather, "
+                                                         "reduce_scatter, alltoall, sendrecv)");
   // The logs' run conditions: NCCL_ALGO / NCCL_PROTO (not kept in the output: they are not the cluster's), a tuner
   // plugin's table (kept: it is how the cluster runs).
   force_collective(topo, req.algo, req.proto);
@@ -185,8 +188,10 @@ NcclCalibration calibrate_nccl(const NcclCalibrationRequest& req)
     doc["nccl"]["tuner_table"]  = table["tuner_table"];
   }
   NcclCalibration c;
-  const auto logs = read_logs(req, topo, c.logs);
-  c.nccl_model    = topo.nccl.present;
+  const auto logs = read_logs(req, topo, c.logs, plain);
+  // NCCL's latency model has its own constants to fit; the links' latency model (ccsim's alpha-beta collectives, the
+  // papers' presets) has two: the NICs' delivered bandwidth and their latency.
+  c.nccl_model = topo.nccl.present && topo.nccl.latency == sim::LatencyModel::NCCL;
   if (c.nccl_model) {
     auto fit     = fit_nccl_constants(topo, logs);
     topo         = fit.topo;
@@ -197,7 +202,8 @@ NcclCalibration calibrate_nccl(const NcclCalibrationRequest& req)
   } else {
     if (logs.size() != 1)
       throw io::InputError("--nccl-tests", "",
-                           "topology " + topo.name + " has no \"nccl\" block: its two NIC constants come from one log");
+                           "topology " + topo.name + " times its collectives by its links' latency: its two NIC "
+                                                     "constants come from one log");
     fit_nic_constants(c, topo, logs.front(), req.fidelity);
     doc["nic"]["effective_gbps"] = c.gbps;
     doc["nic"]["latency_us"]     = c.latency_us;

@@ -3,11 +3,12 @@
 // real cluster (verbatim logs: api/calibration/NcclTestsText.hpp), writes the topology with the fitted values and a
 // source note naming the logs, and replays every log in ccsim to show what the fit reproduces.
 //
-// On a topology with an "nccl" block, the NCCL model's physical constants (api/calibration/NcclFit.hpp), each within
-// its link's line rate: a fit that would need more is held at the line rate and warned about, naming the likely
-// cause; the hardware is never changed. Without one, the two constants of ccsim's own collectives, the delivered NIC
-// bandwidth and the NIC latency (Gauss-Newton on a simulated replay, api/calibration/ConstantFit.hpp), the bandwidth
-// likewise held at the NIC's nominal rate.
+// On a topology whose collectives take NCCL's latencies (an "nccl" block, latency_model "nccl"), the NCCL model's
+// physical constants (api/calibration/NcclFit.hpp), each within its link's line rate: a fit that would need more is
+// held at the line rate and warned about, naming the likely cause; the hardware is never changed. Where the links'
+// latencies time them (no "nccl" block, or latency_model "links"), the two constants of those alpha-beta
+// collectives, the delivered NIC bandwidth and the NIC latency (Gauss-Newton on a simulated replay,
+// api/calibration/ConstantFit.hpp), the bandwidth likewise held at the NIC's nominal rate.
 
 #include "api/calibration/NcclFit.hpp"
 #include "sim/Collectives.hpp"
@@ -51,7 +52,7 @@ struct NcclLogInfo {
 };
 
 struct NcclCalibration {
-  bool nccl_model = false;           // the NCCL model's constants (false: ccsim's NIC bandwidth and latency)
+  bool nccl_model = false;           // the NCCL model's constants (false: the links' NIC bandwidth and latency)
   std::vector<NcclLogInfo> logs;
   std::vector<FittedNcclConstant> constants;
   double gbps = 0, latency_us = 0;   // without an nccl block: the fitted nic.effective_gbps and nic.latency_us

@@ -236,7 +236,10 @@ TEST_CASE("NcclLogs: a fit that needs more than the NICs' line rate is held ther
   // A topology without an nccl block is held at its nominal rate the same way: the issue's case, log 01 fitted with
   // ccsim's hierarchical all-reduce. At 8 GiB (181 GB/s algbw) its intra-node stages take 2 x 7/8 S / 400 GB/s of the
   // H800 ports, leaving the NICs S / 863 GB/s: 863 Gb/s each of 8 x 400 Gb/s.
-  const auto legacy = run_ccsim("calibrate --topology h800x8-ib400x8 --nccl-tests " +
+  auto h800 = nlohmann::json::parse(read_file(std::string(CCSIM_SOURCE_DIR) + "/topologies/h800x8-ib400x8.json"));
+  h800.erase("nccl"); // ccsim's own collectives
+  const auto own    = ccsim::test::write_temp_file("h800-own-collectives.json", h800.dump());
+  const auto legacy = run_ccsim("calibrate --topology " + own + " --nccl-tests " +
                                 log_path("01-h100-gcp-a3mega-tcpxo-2n-allreduce") + " --out " +
                                 (temp_dir() / "nccl-legacy.json").string() + " --format json");
   INFO(legacy.err);
