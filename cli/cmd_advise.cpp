@@ -90,14 +90,16 @@ int cmd_advise(const std::vector<std::string>& args)
                            "speedup over {}{}\n",
                            report.workload, req.topology, req.shape.gpus, epoch, evidence_path, report.baseline,
                            search ? ", each algorithm at its fastest split that fits" : "");
-  Table t({"rank", "algorithm", "converges", "to accuracy (h)", "epoch (h)", "samples/s", "by samples/s", "speedup (x)",
+  Table t({"rank", "algorithm", "converges", "to accuracy (h)", "epoch (h)", "samples/s (likely range)", "by samples/s", "speedup (x)",
            "dp x tp x pp, micro-batch", "memory (GB/GPU)", "inter-node per step (MB/GPU)", "why not"});
   int rank = 1;
   for (const auto& r : report.ranking) {
     const bool known = r.converges.has_value();
     t.add_row({std::to_string(rank++), r.algorithm, known ? (*r.converges ? "yes" : "no") : "no evidence",
                r.time_to_accuracy_h ? format_number(*r.time_to_accuracy_h) : "-",
-               format_number(r.epoch_time_s / 3600), format_number(r.samples_per_s),
+               format_number(r.epoch_time_s / 3600),
+               fmt::format("{} ({}-{})", format_number(r.samples_per_s), format_number(r.samples_per_s_range.low, 3),
+                           format_number(r.samples_per_s_range.high, 3)),
                std::to_string(r.throughput_rank), format_number(r.speedup, 3),
                fmt::format("{} x {} x {}, {}{}", r.dp, r.tp, r.pp, r.micro_batch,
                            r.activation_recomputation ? " (recompute)" : ""),

@@ -43,6 +43,10 @@ void print_table(const SimulationReport& r)
   t.print(std::cout);
   std::cout << fmt::format("throughput {:.4g} samples/s, {:.3g} TFLOP/s per GPU; simulated {} messages in {:.3f} s wall\n",
                            r.samples_per_s, r.tflops_per_gpu, r.events, r.wall_s);
+  if (const auto it = r.intervals.find("samples_per_s"); it != r.intervals.end())
+    std::cout << fmt::format("likely range {:.4g}-{:.4g} samples/s, step {:.4g}-{:.4g} s ({})\n", it->second.low,
+                             it->second.high, r.intervals.at("step_time_s").low, r.intervals.at("step_time_s").high,
+                             it->second.why);
   if (cfg.stragglers)
     std::cout << fmt::format("stragglers: compute {:.4g}x the uniform cluster's; the average GPU waits {:.4g} s per step "
                              "for the slowest\n",

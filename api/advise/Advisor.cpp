@@ -155,6 +155,8 @@ AdviseReport advise(const AdviseRequest& in)
     RankedAlgorithm row;
     row.algorithm                = name;
     row.samples_per_s            = r.samples_per_s;
+    if (const auto iv = r.intervals.find("samples_per_s"); iv != r.intervals.end())
+      row.samples_per_s_range = iv->second;
     row.epoch_time_s             = epoch / r.samples_per_s;
     row.speedup                  = base_rate > 0 ? r.samples_per_s / base_rate : 0;
     row.inter_node_bytes_per_gpu = r.bytes_per_gpu.inter_node;
@@ -214,6 +216,10 @@ nlohmann::json to_json(const AdviseReport& report)
     nlohmann::json row = {{"algorithm", r.algorithm},
                           {"epoch_time_s", r.epoch_time_s},
                           {"samples_per_s", r.samples_per_s},
+                          {"samples_per_s_interval",
+                           {{"low", r.samples_per_s_range.low},
+                            {"high", r.samples_per_s_range.high},
+                            {"why", r.samples_per_s_range.why}}},
                           {"speedup", r.speedup},
                           {"inter_node_bytes_per_gpu", r.inter_node_bytes_per_gpu},
                           {"intra_node_bytes_per_gpu", r.intra_node_bytes_per_gpu},

@@ -6,6 +6,7 @@
 // share). Algorithms that do not reach the target are listed after those that do, never above one.
 
 #include "api/run/SimulateRequest.hpp"
+#include "api/run/SimulationReport.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -33,6 +34,7 @@ struct AdviseRequest {
 struct RankedAlgorithm {
   std::string algorithm;
   double epoch_time_s = 0, samples_per_s = 0, speedup = 0;
+  Interval samples_per_s_range; // its likely range (api/run/Intervals.hpp)
   double inter_node_bytes_per_gpu = 0, intra_node_bytes_per_gpu = 0;
   std::size_t phases      = 0;
   double memory_gb_per_gpu = 0;

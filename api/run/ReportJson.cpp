@@ -144,6 +144,9 @@ json to_json(const SimulationReport& r)
       links.push_back({{"link", l.link}, {"bytes", l.bytes}, {"utilisation", l.utilisation}});
     doc["links"] = links;
   }
+  doc["intervals"] = nlohmann::json::object();
+  for (const auto& [metric, iv] : r.intervals)
+    doc["intervals"][metric] = {{"low", iv.low}, {"high", iv.high}, {"why", iv.why}};
   if (r.links_over_time)
     doc["links_over_time"] = *r.links_over_time;
   if (r.trace)
@@ -258,6 +261,12 @@ SimulationReport report_from_json(const json& doc)
       r.links->push_back({text(l, "link", "/links/*/"), number(l, "bytes", "/links/*/"),
                           number(l, "utilisation", "/links/*/")});
   }
+  const json& intervals = at(doc, "intervals", "/");
+  if (!intervals.is_object())
+    throw std::invalid_argument("/intervals: not an object");
+  for (const auto& [metric, iv] : intervals.items())
+    r.intervals[metric] = {number(iv, "low", "/intervals/*/"), number(iv, "high", "/intervals/*/"),
+                           text(iv, "why", "/intervals/*/")};
   if (doc.contains("links_over_time"))
     r.links_over_time = doc["links_over_time"];
   if (doc.contains("trace"))

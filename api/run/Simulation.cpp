@@ -3,6 +3,7 @@
 #include "api/run/Simulation.hpp"
 
 #include "api/output/TraceJson.hpp"
+#include "api/run/Intervals.hpp"
 #include "api/run/ReportJson.hpp"
 
 #include "sim/MessageCount.hpp"
@@ -138,6 +139,7 @@ SimulationReport simulate(const ResolvedRun& run)
   }
   if (run.trace)
     out.trace = trace_events(report.trace);
+  out.intervals = prediction_intervals(out, default_prediction_errors());
   return out;
 }
 

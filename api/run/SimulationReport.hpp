@@ -80,6 +80,13 @@ struct RunConfig {
   std::optional<StragglerResult> stragglers;
 };
 
+/// Where the truth should lie, and why so wide (api/run/Intervals.hpp).
+struct Interval {
+  double low  = 0;
+  double high = 0;
+  std::string why;
+};
+
 /// One of the busiest links (`--links`).
 struct LinkLoad {
   std::string link;
@@ -104,6 +111,7 @@ struct SimulationReport {
   std::string fidelity;     // sim.fidelity
   std::optional<std::vector<double>> ranks_idle_s; // with stragglers: each rank's wait per step
   std::optional<std::vector<LinkLoad>> links;      // --links: the busiest links
+  std::map<std::string, Interval> intervals;       // per headline metric (api/run/Intervals.hpp)
   /// --links: every link's load per op over time, and --trace: Chrome trace events. Documents for other tools
   /// (plots/link_heatmap.py, Perfetto), made by api/output/TraceJson.hpp; carried as they are written.
   std::optional<nlohmann::json> links_over_time;
