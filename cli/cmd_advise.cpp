@@ -85,11 +85,13 @@ int cmd_advise(const std::vector<std::string>& args)
     return 0;
   }
   const bool search = report.search;
-  std::cout << fmt::format("{} on {} x {} GPUs, ranked by time-to-accuracy (the uncompressed baseline of each family "
-                           "reaches its target loss in {:.3g} samples; steps ratios measured on proxy models: {}); "
-                           "speedup over {}{}\n",
-                           report.workload, req.topology, req.shape.gpus, epoch, evidence_path, report.baseline,
-                           search ? ", each algorithm at its fastest split that fits" : "");
+  std::cout << wrap_text(fmt::format("{} on {} x {} GPUs, ranked by time-to-accuracy (the uncompressed baseline of each "
+                                     "family reaches its target loss in {:.3g} samples; steps ratios measured on proxy "
+                                     "models: {}); speedup over {}{}",
+                                     report.workload, req.topology, req.shape.gpus, epoch, evidence_path,
+                                     report.baseline, search ? ", each algorithm at its fastest split that fits" : ""),
+                         table_width())
+            << "\n";
   Table t({"rank", "algorithm", "converges", "to accuracy (h)", "epoch (h)", "samples/s (likely range)", "by samples/s", "speedup (x)",
            "dp x tp x pp, micro-batch", "memory (GB/GPU)", "inter-node per step (MB/GPU)", "why not"});
   int rank = 1;
@@ -108,7 +110,7 @@ int cmd_advise(const std::vector<std::string>& args)
   }
   for (const auto& c : report.cannot_run)
     t.add_row({"-", c.algorithm, "", "", "", "", "", "", "", "", "", "cannot run: " + c.reason});
-  t.print(std::cout);
+  t.print(std::cout, table_width());
   return 0;
 }
 

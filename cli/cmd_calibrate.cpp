@@ -48,7 +48,7 @@ static int calibrate_steps_command(const po::variables_map& vm, const std::strin
                format_number(row["measured"].get<double>()), format_number(row["predicted_before"].get<double>()),
                format_number(row["predicted_after"].get<double>()),
                format_number(error_pct(row["predicted_after"].get<double>(), row["measured"].get<double>()), 3)});
-  t.print(std::cout);
+  t.print(std::cout, table_width());
   return 0;
 }
 
@@ -69,6 +69,7 @@ int cmd_calibrate(const std::vector<std::string>& args)
       "op", po::value<std::string>(), "the collective measured, when the file does not say (all_reduce, ...)")(
       "ranks", po::value<std::string>()->value_name("N"), "ranks in the measurement, when the file does not say")(
       "fidelity", po::value<std::string>()->default_value("fast"), "fidelity of the replay: exact or fast");
+  add_wide_option(desc);
   po::variables_map vm;
   if (!parse_options("calibrate", args, desc, vm))
     return 0;
@@ -121,7 +122,7 @@ int cmd_calibrate(const std::vector<std::string>& args)
   for (std::size_t i = 0; i < c.sizes.size(); ++i)
     t.add_row({std::to_string(c.sizes[i]), format_number(c.measured_s[i] * 1e6), format_number(c.predicted_s[i] * 1e6),
                format_number(100 * (c.predicted_s[i] - c.measured_s[i]) / c.measured_s[i], 3)});
-  t.print(std::cout);
+  t.print(std::cout, table_width());
   return 0;
 }
 

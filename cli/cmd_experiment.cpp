@@ -80,7 +80,7 @@ void print_rows(const Experiment& e, const std::vector<nlohmann::json>& rows)
     }
     t.add_row(cells);
   }
-  t.print(std::cout);
+  t.print(std::cout, table_width());
   const double med = median_abs_error(rows);
   if (std::isfinite(med))
     std::cout << fmt::format("median |error| vs paper: {:.1f} % over {} values\n", med, [&] {

@@ -167,7 +167,7 @@ int cmd_train(const std::vector<std::string>& args)
                !run.diverged_at_step ? format_number(run.final_loss, 5)
                                      : fmt::format("diverged (not finite from step {})", *run.diverged_at_step),
                format_number(static_cast<double>(run.bytes_per_worker) / 1e6), format_number(run.wall_s, 3)});
-  t.print(std::cout);
+  t.print(std::cout, table_width());
   if (!stopped.empty())
     throw stop_exception(stop_note);
   return 0;

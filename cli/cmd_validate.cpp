@@ -98,7 +98,7 @@ int cmd_validate(const std::vector<std::string>& args)
       first = false;
     }
   }
-  t.print(std::cout);
+  t.print(std::cout, table_width());
   return 0;
 }
 
