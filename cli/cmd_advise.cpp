@@ -88,7 +88,7 @@ int cmd_advise(const std::vector<std::string>& args)
   std::cout << fmt::format("{} on {} x {} GPUs, ranked by time-to-accuracy (the uncompressed baseline of each family "
                            "reaches its target loss in {:.3g} samples; steps ratios measured on proxy models: {}); "
                            "speedup over {}{}\n",
-                           report.workload, req.topology, req.shape.gpus, epoch, evidence_path, report.baseline,
+                           report.workload, req.topology.name, req.shape.gpus, epoch, evidence_path, report.baseline,
                            search ? ", each algorithm at its fastest split that fits" : "");
   Table t({"rank", "algorithm", "converges", "to accuracy (h)", "epoch (h)", "samples/s", "by samples/s", "speedup (x)",
            "dp x tp x pp, micro-batch", "memory (GB/GPU)", "inter-node per step (MB/GPU)", "why not"});

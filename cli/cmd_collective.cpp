@@ -88,30 +88,9 @@ int cmd_collective(const std::vector<std::string>& args)
                                                         "messages");
                                           });
   line.finish();
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& r : table.rows)
-    rows.push_back({{"ranks", r.ranks},
-                    {"size", r.size},
-                    {"count", r.size / 4},
-                    {"type", "float"},
-                    {"redop", bench->nccl_redop},
-                    {"root", -1},
-                    {"time_us", r.time_us},
-                    {"algbw_gbps", r.algbw_gbytes_per_s},
-                    {"busbw_gbps", r.busbw_gbytes_per_s}});
-  const double avg_busbw = table.avg_busbw_gbytes_per_s;
-  const double wall_s    = table.wall_s;
-  const auto events      = table.events;
-
+  const nlohmann::json doc = to_json(table, *bench, topo, ranks, fidelity);
+  const nlohmann::json& rows = doc["rows"];
   if (format == "json") {
-    nlohmann::json doc = {{"op", bench->name},
-                          {"topology", topo.name},
-                          {"gpus", rank_counts},
-                          {"gpus_per_node", topo.gpus_per_node},
-                          {"fidelity", fidelity_name},
-                          {"rows", rows},
-                          {"avg_busbw_gbps", avg_busbw},
-                          {"sim", {{"wall_s", wall_s}, {"events", events}}}};
     std::cout << io::dump_json(doc, 2) << "\n";
     return 0;
   }
