@@ -17,14 +17,6 @@
 namespace ccsim::cli {
 
 namespace {
-std::string op_names()
-{
-  std::string s;
-  for (const auto& b : algorithms::collective_benches())
-    s += (s.empty() ? "" : "|") + b.name;
-  return s;
-}
-
 std::string bandwidth_text(double gbps)
 {
   return fmt::format("{:.6f}", gbps);
@@ -36,7 +28,8 @@ int cmd_collective(const std::vector<std::string>& args)
   po::options_description desc("ccsim collective options");
   desc.add_options()("help,h", "show this help and exit")(
       "format", po::value<std::string>()->default_value("table"), "output: table (nccl-tests' columns), json or csv")(
-      "op", po::value<std::string>()->default_value("all_reduce"), ("collective: " + op_names()).c_str())(
+      "op", po::value<std::string>()->default_value("all_reduce"),
+      ("collective: " + algorithms::collective_bench_names()).c_str())(
       "topology", po::value<std::string>()->required(), "topology preset or JSON file")(
       "gpus", po::value<std::string>()->required()->value_name("N[,N...]"),
       "ranks in the collective (nccl-tests' -g x processes); a comma-separated list sweeps them too")(
@@ -56,7 +49,7 @@ int cmd_collective(const std::vector<std::string>& args)
   const std::string op     = vm["op"].as<std::string>();
   const auto* bench        = algorithms::find_collective_bench(op);
   if (bench == nullptr)
-    throw io::InputError("--op", "", io::echo(op) + " is not one of: " + op_names());
+    throw io::InputError("--op", "", io::echo(op) + " is not one of: " + algorithms::collective_bench_names());
   const auto lo     = static_cast<std::uint64_t>(*size_flag(vm, "minbytes", io::range::kCollectiveBytes));
   const auto hi     = static_cast<std::uint64_t>(*size_flag(vm, "maxbytes", io::range::kCollectiveBytes));
   const auto factor = static_cast<std::uint64_t>(*integer_flag(vm, "stepfactor", io::range::kStepFactor));

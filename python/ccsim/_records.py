@@ -50,9 +50,13 @@ class Record(Mapping):
         return sorted(set(super().__dir__()) | {k for k in self._doc if k.isidentifier()})
 
     def __repr__(self):
-        fields = ", ".join(f"{k}={self._doc[k]!r}" for k in list(self._doc)[:6])
-        more = ", ..." if len(self._doc) > 6 else ""
-        return f"{type(self).__name__}({fields}{more})"
+        # The scalar fields first (a result's headline numbers), nested ones by name only.
+        scalars = [k for k, v in self._doc.items() if not isinstance(v, (dict, list))]
+        nested = [k for k in self._doc if k not in scalars]
+        shown = ", ".join(f"{k}={self._doc[k]!r}" for k in scalars[:8])
+        rest = scalars[8:] + nested
+        more = (", " if shown else "") + ", ".join(rest) + "=..." if rest else ""
+        return f"{type(self).__name__}({shown}{more})"
 
     def __eq__(self, other):
         if isinstance(other, Record):

@@ -19,14 +19,6 @@
 namespace ccsim::python {
 
 namespace {
-std::string op_names()
-{
-  std::string s;
-  for (const auto& b : algorithms::collective_benches())
-    s += (s.empty() ? "" : "|") + b.name;
-  return s;
-}
-
 std::string collective(const std::string& op, const std::pair<std::string, std::optional<std::string>>& topology,
                        const std::vector<std::string>& gpus, const std::map<std::string, std::string>& flags,
                        bool with_kernels)
@@ -35,7 +27,7 @@ std::string collective(const std::string& op, const std::pair<std::string, std::
   const Flags f(flags);
   const auto* bench = algorithms::find_collective_bench(op);
   if (bench == nullptr)
-    throw io::InputError("--op", "", io::echo(op) + " is not one of: " + op_names());
+    throw io::InputError("--op", "", io::echo(op) + " is not one of: " + algorithms::collective_bench_names());
   const auto lo     = static_cast<std::uint64_t>(f.integer("minbytes", io::range::kCollectiveBytes).value_or(8));
   const auto hi     = static_cast<std::uint64_t>(f.integer("maxbytes", io::range::kCollectiveBytes).value_or(128 << 20));
   const auto factor = static_cast<std::uint64_t>(f.integer("stepfactor", io::range::kStepFactor).value_or(2));

@@ -6,6 +6,8 @@
 #include "api/process/RunControl.hpp"
 #include "sim/io/InputError.hpp"
 
+#include <nanobind/stl/string.h>
+
 #include <exception>
 
 namespace nb = nanobind;

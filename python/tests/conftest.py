@@ -44,6 +44,13 @@ def cli_error(*args):
     return lines[0][len("ccsim: "):]
 
 
+def as_installed(line):
+    """A command line's message about a preset file, naming the package's copy of it instead of the source tree's."""
+    import ccsim
+
+    return line.replace(str(REPO), ccsim.data_dir())
+
+
 def without_wall(doc):
     """A simulate document with sim.wall_s (the simulator's wall-clock seconds, different every run) removed."""
     doc = json.loads(json.dumps(doc))
