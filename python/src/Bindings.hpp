@@ -5,9 +5,6 @@
 
 #include <nanobind/nanobind.h>
 
-#include <functional>
-#include <string>
-
 namespace ccsim::python {
 
 namespace nb = nanobind;
@@ -16,9 +13,8 @@ void bind_simulate(nb::module_& m);    // simulate, load_input (SimulateBinding.
 void bind_experiment(nb::module_& m);  // experiment, load_experiment (ExperimentBinding.cpp)
 void bind_advise(nb::module_& m);      // advise (AdviseBinding.cpp)
 void bind_collective(nb::module_& m);  // collective (CollectiveBinding.cpp)
-void bind_calibrate(nb::module_& m);   // calibrate_nccl, calibrate_steps (CalibrateBinding.cpp)
+void bind_calibrate(nb::module_& m);   // calibrate (CalibrateBinding.cpp)
 void bind_train(nb::module_& m);       // train (TrainBinding.cpp)
 void bind_presets(nb::module_& m);     // algorithms, presets, data_dir, input_error_message (PresetsBinding.cpp)
-
 
 } // namespace ccsim::python

@@ -99,3 +99,12 @@ def test_tp_and_pp_map_to_keywords():
     got = ccsim.simulate("h800x8-ib400x8", "gpt-13b", "sdp4bit", 64, tp=4, pp=2)
     assert without_wall(got.to_dict()) == without_wall(expected)
     assert (got.config.tp, got.config.pp) == (4, 2)
+
+
+def test_trace_keeps_the_trace_the_command_line_writes_to_its_file(tmp_path):
+    trace_file = tmp_path / "trace.json"
+    expected = cli_json("simulate", "--topology", "a100x8-ib100", "--workload", "bert-large", "--gpus", 32,
+                        "--algorithm", "sdp4bit", "--allow-oom", "--trace", trace_file)
+    got = ccsim.simulate("a100x8-ib100", "bert-large", "sdp4bit", 32, allow_oom=True, trace=True).to_dict()
+    assert got.pop("trace") == json.loads(trace_file.read_text())
+    assert without_wall(got) == without_wall(expected)
