@@ -88,7 +88,7 @@ int cmd_advise(const std::vector<std::string>& args)
   std::cout << wrap_text(fmt::format("{} on {} x {} GPUs, ranked by time-to-accuracy (the uncompressed baseline of each "
                                      "family reaches its target loss in {:.3g} samples; steps ratios measured on proxy "
                                      "models: {}); speedup over {}{}",
-                                     report.workload, req.topology, req.shape.gpus, epoch, evidence_path,
+                                     report.workload, req.topology.name, req.shape.gpus, epoch, evidence_path,
                                      report.baseline, search ? ", each algorithm at its fastest split that fits" : ""),
                          table_width())
             << "\n";

@@ -28,13 +28,7 @@ static int calibrate_steps_command(const po::variables_map& vm, const std::strin
   const std::string out   = vm["out"].as<std::string>();
   const auto r = calibrate_steps(topo_path, steps, constants, jobs, out);
   if (format == "json") {
-    nlohmann::json fitted = nlohmann::json::array();
-    for (std::size_t c = 0; c < r.constants.size(); ++c)
-      fitted.push_back({{"pointer", r.constants[c]}, {"before", r.before[c]}, {"after", r.after[c]}});
-    std::cout << io::dump_json({{"topology", out}, {"constants", fitted}, {"rms_log_error", r.rms_log_error},
-                                {"rows", r.rows}},
-                               2)
-              << "\n";
+    std::cout << io::dump_json(to_json(r, out), 2) << "\n";
     return 0;
   }
   std::string changed;
@@ -99,19 +93,7 @@ int cmd_calibrate(const std::vector<std::string>& args)
   const auto& file = req.file;
   const auto& out  = req.out;
   if (format == "json") {
-    nlohmann::json rows = nlohmann::json::array();
-    for (std::size_t i = 0; i < c.sizes.size(); ++i)
-      rows.push_back({{"size", c.sizes[i]}, {"measured_us", c.measured_s[i] * 1e6}, {"fitted_us", c.predicted_s[i] * 1e6}});
-    std::cout << io::dump_json({{"topology", out},
-                                {"op", c.op},
-                                {"ranks", c.ranks},
-                                {"effective_gbps", c.gbps},
-                                {"latency_us", c.latency_us},
-                                {"rms_relative_error", c.rms_relative_error},
-                                {"worst_relative_error", c.worst_relative_error},
-                                {"rows", rows}},
-                               2)
-              << "\n";
+    std::cout << io::dump_json(to_json(c, out), 2) << "\n";
     return 0;
   }
   std::cout << fmt::format("{}: {} over {} ranks, {} sizes -> nic.effective_gbps {:.6g}, nic.latency_us {:.6g} "

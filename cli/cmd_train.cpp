@@ -83,20 +83,10 @@ int cmd_train(const std::vector<std::string>& args)
   const auto algorithm_list = split(vm["algorithm"].as<std::string>());
   if (algorithm_list.empty())
     throw io::InputError("--algorithm", "", "names no algorithm (give one, or a comma-separated list)");
-  // One --param set serves every algorithm of the list: a key must be read by at least one of them, and each
-  // algorithm gets the keys its update reads (the baseline of a comparison shares eps, lr, ...).
   numerics::Hyper hyper;
   if (vm.count("param") != 0)
-    for (const auto& [k, v] : parse_key_values(vm["param"].as<std::vector<std::string>>(), "--param")) {
-      const auto* spec = algorithms::find_train_param(k);
-      const bool used  = spec != nullptr && std::any_of(algorithm_list.begin(), algorithm_list.end(), [&](const auto& a) {
-                          return algorithms::train_param_applies(*spec, a);
-                        });
-      if (!used)
-        throw io::InputError("--param", "", fmt::format("{} is not read by {} (ccsim train --help lists the keys)",
-                                                        io::echo(k), vm["algorithm"].as<std::string>()));
-      hyper[k] = algorithms::parse_train_param(*spec, v);
-    }
+    hyper = train_hyper(parse_key_values(vm["param"].as<std::vector<std::string>>(), "--param"), algorithm_list,
+                        vm["algorithm"].as<std::string>());
   TrainRequest req;
   req.algorithms = algorithm_list;
   req.model      = vm["model"].as<std::string>();

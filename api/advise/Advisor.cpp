@@ -27,7 +27,7 @@ bool recomputes(const SimulationReport& r) { return r.memory.activation_recomput
 
 AdviseReport advise(const AdviseRequest& in)
 {
-  const auto work     = sim::load_workload(io::resolve_preset("workloads", in.workload, "--workload"));
+  const auto work     = load_workload(in.workload);
   const auto evidence = load_convergence_evidence(in.evidence_file);
   const auto& shape   = in.shape;
 
@@ -49,8 +49,7 @@ AdviseReport advise(const AdviseRequest& in)
     throw io::InputError("--micro-batch", "", "--search chooses the micro-batch: give one or the other");
   std::vector<std::pair<std::string, SimulateRequest>> todo;
   std::map<std::string, std::size_t> candidates; // per algorithm
-  const auto topo =
-      search ? sim::load_topology(io::resolve_preset("topologies", in.topology, "--topology")) : sim::Topology{};
+  const auto topo     = search ? load_topology(in.topology) : sim::Topology{};
   // The search compares splits at one global batch: the flag's, the workload's, or what its run rule gives the
   // workload's default split (a batch that grows with dp would otherwise change with the split, and with it the
   // convergence the evidence measured).
@@ -125,7 +124,7 @@ AdviseReport advise(const AdviseRequest& in)
   }
 
   AdviseReport report;
-  report.title         = fmt::format("{} on {} x {} GPUs{}", work.name, in.topology, shape.gpus,
+  report.title         = fmt::format("{} on {} x {} GPUs{}", work.name, in.topology.name, shape.gpus,
                                      search ? ", each algorithm at its fastest split" : "");
   report.workload      = work.name;
   report.baseline      = baseline;

@@ -19,7 +19,7 @@
 namespace ccsim::api {
 
 struct AdviseRequest {
-  std::string topology, workload; // presets or paths
+  InputSource topology, workload; // presets or paths, or documents (a Python dict)
   /// The run's shape as given: gpus (required), global_batch, micro_batch, bandwidth_gbps.
   SimulateRequest shape;
   double epoch_samples = 1e6; // samples in one epoch (time per epoch = samples / throughput)

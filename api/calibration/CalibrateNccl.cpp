@@ -102,4 +102,19 @@ NcclCalibration calibrate_nccl(const NcclCalibrationRequest& req)
   return c;
 }
 
+nlohmann::json to_json(const NcclCalibration& c, const std::string& out)
+{
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t i = 0; i < c.sizes.size(); ++i)
+    rows.push_back({{"size", c.sizes[i]}, {"measured_us", c.measured_s[i] * 1e6}, {"fitted_us", c.predicted_s[i] * 1e6}});
+  return {{"topology", out},
+          {"op", c.op},
+          {"ranks", c.ranks},
+          {"effective_gbps", c.gbps},
+          {"latency_us", c.latency_us},
+          {"rms_relative_error", c.rms_relative_error},
+          {"worst_relative_error", c.worst_relative_error},
+          {"rows", rows}};
+}
+
 } // namespace ccsim::api

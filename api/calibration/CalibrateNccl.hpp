@@ -11,6 +11,8 @@
 
 #include "sim/Collectives.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -39,5 +41,9 @@ struct NcclCalibration {
 
 /// Fits, writes `out` and returns the fit. Bad input throws io::InputError naming the flag or file.
 NcclCalibration calibrate_nccl(const NcclCalibrationRequest& request);
+
+/// `calibrate --nccl-tests --format json`'s document: the fitted constants, the fit's errors and every size's
+/// measured and fitted time; `out` is the topology written.
+nlohmann::json to_json(const NcclCalibration& fit, const std::string& out);
 
 } // namespace ccsim::api
