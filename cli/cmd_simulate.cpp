@@ -23,9 +23,9 @@ namespace {
 void print_table(const SimulationReport& r)
 {
   const auto& cfg = r.config;
-  std::cout << fmt::format("{} on {} x {} ({}), {} GPUs = dp {} x tp {} x pp {}, batch {} (micro {} x {} accum.), {} network at {:.3g} Gbps/node\n",
+  std::cout << fmt::format("{} on {} x {} ({}), {} GPUs = dp {} x tp {} x pp {}{}, batch {} (micro {} x {} accum.), {} network at {:.3g} Gbps/node\n",
                            cfg.algorithm, cfg.workload, cfg.topology, r.fidelity, cfg.gpus, cfg.dp, cfg.tp, cfg.pp,
-                           cfg.global_batch, cfg.micro_batch, cfg.grad_accumulation, cfg.network_model,
+                           cfg.ep ? fmt::format(" (ep {})", *cfg.ep) : "", cfg.global_batch, cfg.micro_batch, cfg.grad_accumulation, cfg.network_model,
                            cfg.inter_node_gbps);
   Table t({"phase", "fraction", "step (s)", "samples/s", "compute (s)", "comm (s)", "exposed comm (s)",
            "compression (s)", "optimizer (s)", "allreduce (ms)", "inter-node (MB/GPU)"});

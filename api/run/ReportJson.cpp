@@ -106,6 +106,8 @@ json to_json(const SimulationReport& r)
                    {"compute_source", c.compute_source},
                    {"forward_ms_per_micro_batch", c.forward_ms_per_micro_batch},
                    {"backward_ms_per_micro_batch", c.backward_ms_per_micro_batch}};
+  if (c.ep)
+    config["ep"] = *c.ep;
   if (c.stragglers)
     config["stragglers"] = {{"compute_factor", c.stragglers->compute_factor},
                             {"kernel_factor", c.stragglers->kernel_factor},
@@ -214,6 +216,8 @@ SimulationReport report_from_json(const json& doc)
   k.dp           = integer<int>(c, "dp", cw);
   k.tp           = integer<int>(c, "tp", cw);
   k.pp           = integer<int>(c, "pp", cw);
+  if (c.contains("ep"))
+    k.ep = integer<int>(c, "ep", cw);
   k.global_batch = integer<std::uint64_t>(c, "global_batch", cw);
   k.batch_rule   = text(c, "batch_rule", cw);
   k.micro_batch  = integer<std::uint64_t>(c, "micro_batch", cw);

@@ -70,8 +70,7 @@ SimulationReport simulate(const ResolvedRun& run)
   }
   out.samples_per_s  = static_cast<double>(s.global_batch) / step;
   out.step_time_s    = step;
-  out.tflops_per_gpu = out.samples_per_s * work.flops_per_sample * (static_cast<double>(s.seq_len) / work.seq_len) /
-                       s.gpus / 1e12;
+  out.tflops_per_gpu = out.samples_per_s * work.flops_per_sample_at(s.seq_len) / s.gpus / 1e12;
   out.breakdown = {avg.compute_s, avg.comm_s, avg.exposed_comm_s, avg.compression_s, avg.optimizer_s,
                    avg.allreduce_s * 1e3};
   out.bytes_per_gpu = {avg.inter_node_bytes_per_gpu, avg.intra_node_bytes_per_gpu};
@@ -103,6 +102,8 @@ SimulationReport simulate(const ResolvedRun& run)
   c.dp                          = s.dp;
   c.tp                          = s.tp;
   c.pp                          = s.pp;
+  if (work.architecture && work.architecture->moe())
+    c.ep = s.ep;
   c.global_batch                = s.global_batch;
   c.batch_rule                  = run.batch_rule;
   c.micro_batch                 = s.micro_batch;
