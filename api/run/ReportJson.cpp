@@ -138,6 +138,17 @@ json to_json(const SimulationReport& r)
               {"phases", phases},
               {"config", config},
               {"sim", {{"wall_s", r.wall_s}, {"events", r.events}, {"fidelity", r.fidelity}}}};
+  if (r.model)
+    doc["model"] = {{"params", r.model->params},
+                    {"active_params", r.model->active_params},
+                    {"tensors", r.model->tensors},
+                    {"attention_flops", r.model->attention_flops},
+                    {"flops_per_sample",
+                     {{"counted", r.model->flops_per_sample},
+                      {"causal", r.model->flops_per_sample_causal},
+                      {"full", r.model->flops_per_sample_full},
+                      {"no_attention", r.model->flops_per_sample_no_attention}}},
+                    {"activation_bytes_per_layer", r.model->activation_bytes_per_layer}};
   if (r.ranks_idle_s)
     doc["ranks_idle_s"] = *r.ranks_idle_s;
   if (r.links) {
@@ -242,6 +253,22 @@ SimulationReport report_from_json(const json& doc)
     k.stragglers   = StragglerResult{number(s, "compute_factor", sw), number(s, "kernel_factor", sw),
                                      number(s, "cv", sw), integer<std::uint64_t>(s, "seed", sw),
                                      integer<std::size_t>(s, "slow_gpus", sw)};
+  }
+
+  if (doc.contains("model")) {
+    const json& mo  = doc["model"];
+    const char* mw  = "/model/";
+    const json& f   = at(mo, "flops_per_sample", mw);
+    const char* fw  = "/model/flops_per_sample/";
+    r.model         = ModelResult{integer<std::uint64_t>(mo, "params", mw),
+                                  integer<std::uint64_t>(mo, "active_params", mw),
+                                  integer<std::uint64_t>(mo, "tensors", mw),
+                                  text(mo, "attention_flops", mw),
+                                  number(f, "counted", fw),
+                                  number(f, "causal", fw),
+                                  number(f, "full", fw),
+                                  number(f, "no_attention", fw),
+                                  number(mo, "activation_bytes_per_layer", mw)};
   }
 
   const json& sim = at(doc, "sim", "/");

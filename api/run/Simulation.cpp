@@ -25,6 +25,26 @@ PhaseResult phase_result(const sim::PhaseReport& r, double samples)
   p.bytes_per_gpu             = {r.inter_node_bytes_per_gpu, r.intra_node_bytes_per_gpu};
   return p;
 }
+
+/// The sizes a workload's architecture implies at this run's sequence length, micro-batch and tp.
+ModelResult model_result(const sim::Workload& work, const sim::StepShape& s)
+{
+  const auto& arch  = *work.architecture;
+  const double seq  = s.seq_len;
+  const auto flops  = sim::flops_per_token(arch, s.seq_len);
+  ModelResult m;
+  m.params          = work.params;
+  m.active_params   = sim::parameter_counts(arch).active;
+  m.tensors         = static_cast<std::uint64_t>(work.tensors);
+  m.attention_flops = arch.attention_flops == sim::AttentionFlops::CAUSAL ? "causal" : "full";
+  m.flops_per_sample              = work.flops_per_sample_at(s.seq_len);
+  m.flops_per_sample_causal       = flops.causal * seq;
+  m.flops_per_sample_full         = flops.full * seq;
+  m.flops_per_sample_no_attention = flops.no_attention * seq;
+  m.activation_bytes_per_layer =
+      sim::activation_bytes_per_layer(arch, s.micro_batch, s.seq_len, s.tp, work.sequence_parallel);
+  return m;
+}
 } // namespace
 
 SimulationReport simulate(const ResolvedRun& run)
@@ -92,6 +112,8 @@ SimulationReport simulate(const ResolvedRun& run)
   m.activations_gb                = mem.activations_bytes / 1e9;
   m.activations_recomputed_gb     = mem.activations_recompute_bytes / 1e9;
   m.activations_note              = mem.activations_note;
+  if (work.architecture)
+    out.model = model_result(work, s);
 
   auto& c                       = out.config;
   c.topology                    = topo.name;
