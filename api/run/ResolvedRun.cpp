@@ -15,7 +15,8 @@ namespace ccsim::api {
 
 namespace {
 // --param keys that change the workload rather than the algorithm.
-const std::vector<std::string> WORKLOAD_PARAMS = {"seq_len", "micro_batches", "ep"};
+// ep (the expert-parallel degree) is one too, named among them only for a mixture of experts.
+const std::vector<std::string> WORKLOAD_PARAMS = {"seq_len", "micro_batches"};
 
 std::string known_algorithms()
 {
@@ -115,6 +116,8 @@ ResolvedRun resolve_run(const SimulateRequest& req)
         accepted += (accepted.empty() ? "" : ", ") + spec.key;
       for (const auto& k : WORKLOAD_PARAMS)
         accepted += (accepted.empty() ? "" : ", ") + k;
+      if (work.architecture && work.architecture->moe())
+        accepted += ", ep";
       throw io::InputError("--param", "", fmt::format("{} is not a parameter of {} (accepted: {})", io::echo(key),
                                                       req.algorithm, accepted));
     }

@@ -4,6 +4,7 @@
 #include "algorithms/ModelParallelWork.hpp"
 #include "algorithms/PlanAlgorithm.hpp"
 #include "sim/io/JsonInput.hpp"
+#include "tests/support/CommOps.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -33,13 +34,14 @@ sim::StepShape shape_of(const sim::Workload& work, int dp, int tp, int pp, int e
   return s;
 }
 
-std::vector<sim::CommOp> comms(const sim::PhasePlan& phase)
+/// The one collective model parallelism added to `phase`, checked to be of this kind on this group.
+sim::CommOp only_collective(const sim::PhasePlan& phase, sim::Collective collective, sim::GroupKind group)
 {
-  std::vector<sim::CommOp> out;
-  for (const auto& op : phase.ops)
-    if (const auto* c = std::get_if<sim::CommOp>(&op))
-      out.push_back(*c);
-  return out;
+  const auto ops = test::comm_ops(phase);
+  REQUIRE(ops.size() == 1);
+  CHECK(ops[0].collective == collective);
+  CHECK(ops[0].group == group);
+  return ops[0];
 }
 } // namespace
 
@@ -51,11 +53,8 @@ TEST_CASE("ModelParallelWork: Llama-2-70B at tp 4 pp 4 all-reduces 81 activation
   const auto w = preset("llama2-70b");
   sim::PhasePlan phase;
   algorithms::add_model_parallel_work(phase, shape_of(w, 4, 4, 4, 1, 1, 8));
-  const auto ops = comms(phase);
-  REQUIRE(ops.size() == 1);
-  CHECK(ops[0].group == sim::GroupKind::TENSOR_PARALLEL);
-  CHECK(ops[0].collective == sim::Collective::ALL_REDUCE);
-  CHECK(ops[0].bytes == 81ull * 2 * 4096 * 8192 * 8);
+  const auto op = only_collective(phase, sim::Collective::ALL_REDUCE, sim::GroupKind::TENSOR_PARALLEL);
+  CHECK(op.bytes == 81ull * 2 * 4096 * 8192 * 8);
   REQUIRE(phase.pipeline);
   CHECK(phase.pipeline->forward_bytes_per_micro_batch == 2ull * 4096 * 8192 / 4);
   CHECK(phase.pipeline->backward_bytes_per_micro_batch == 2ull * 4096 * 8192 / 4);
@@ -69,15 +68,12 @@ TEST_CASE("ModelParallelWork: Mixtral at ep 8 adds 4 all-to-alls of 2·s·b·k·
   const auto w = preset("mixtral-8x7b");
   sim::PhasePlan phase;
   algorithms::add_model_parallel_work(phase, shape_of(w, 64, 1, 1, 8, 2, 2));
-  const auto ops = comms(phase);
-  REQUIRE(ops.size() == 1);
-  CHECK(ops[0].group == sim::GroupKind::EXPERT_PARALLEL);
-  CHECK(ops[0].collective == sim::Collective::ALL_TO_ALL);
-  CHECK(ops[0].bytes == 4ull * 32 * 134217728ull * 2);
+  const auto op = only_collective(phase, sim::Collective::ALL_TO_ALL, sim::GroupKind::EXPERT_PARALLEL);
+  CHECK(op.bytes == 4ull * 32 * 134217728ull * 2);
   // Without expert parallelism every rank holds all experts and nothing is exchanged.
   sim::PhasePlan local;
   algorithms::add_model_parallel_work(local, shape_of(w, 64, 1, 1, 1, 2, 2));
-  CHECK(comms(local).empty());
+  CHECK(test::comm_ops(local).empty());
 }
 
 TEST_CASE("ModelParallelWork: the papers' GPT workloads keep the closed form", "[algorithms]")
@@ -88,9 +84,8 @@ TEST_CASE("ModelParallelWork: the papers' GPT workloads keep the closed form", "
   REQUIRE_FALSE(w.architecture);
   sim::PhasePlan phase;
   algorithms::add_model_parallel_work(phase, shape_of(w, 8, 4, 2, 1, 1, 4));
-  const auto ops = comms(phase);
-  REQUIRE(ops.size() == 1);
-  CHECK(ops[0].bytes == 80ull * 2 * 2048 * 5120 * 4);
+  const auto op = only_collective(phase, sim::Collective::ALL_REDUCE, sim::GroupKind::TENSOR_PARALLEL);
+  CHECK(op.bytes == 80ull * 2 * 2048 * 5120 * 4);
   CHECK(phase.pipeline->forward_bytes_per_micro_batch == 2ull * 2048 * 5120);
 }
 

@@ -1,26 +1,18 @@
 // Llama-class presets on the command line (issue 29): simulate and advise run on them by name, FLOPs and memory
 // follow their hand-worked closed forms, and expert parallelism is chosen with --param ep.
 #include "tests/support/RunCcsim.hpp"
+#include "tests/support/SimulateJson.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 using ccsim::test::line_count;
 using ccsim::test::run_ccsim;
-
-namespace {
-nlohmann::json simulate(const std::string& args)
-{
-  const auto r = run_ccsim("simulate --format json --quiet " + args);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  return nlohmann::json::parse(r.out);
-}
-} // namespace
+using ccsim::test::simulate_json;
 
 TEST_CASE("ccsim simulate: Llama-2-7B on 64 H800s with megatron-dp fits 80 GB and counts causal FLOPs", "[cli]")
 {
-  const auto d = simulate("--topology h800x8-ib400x8 --workload llama2-7b --algorithm megatron-dp --gpus 64");
+  const auto d = simulate_json("--topology h800x8-ib400x8 --workload llama2-7b --algorithm megatron-dp --gpus 64");
   const auto& m = d["memory"];
   CHECK(m["fits"] == "yes");
   CHECK(m["capacity_gb"].get<double>() == Approx(80));
@@ -40,11 +32,11 @@ TEST_CASE("ccsim simulate: Llama-2-7B on 64 H800s with megatron-dp fits 80 GB an
 TEST_CASE("ccsim simulate: Mixtral takes its expert-parallel degree from --param ep or its recipe", "[cli]")
 {
   const std::string base = "--topology h800x8-ib400x8 --workload mixtral-8x7b --algorithm megatron-dp --gpus 64 ";
-  CHECK(simulate(base)["config"]["ep"] == 8); // defaults.ep (NeMo's EP 8)
-  const auto two = simulate(base + "--param ep=2 --allow-oom"); // 4 experts per rank: 48 GB of bf16 weights
+  CHECK(simulate_json(base)["config"]["ep"] == 8); // defaults.ep (NeMo's EP 8)
+  const auto two = simulate_json(base + "--param ep=2 --allow-oom"); // 4 experts per rank: 48 GB of bf16 weights
   CHECK(two["config"]["ep"] == 2);
   // Fewer experts per rank at ep 8 than at ep 2: the weights shrink (1/8 of the experts instead of 1/2).
-  CHECK(simulate(base)["memory"]["breakdown_gb"]["weights"].get<double>() <
+  CHECK(simulate_json(base)["memory"]["breakdown_gb"]["weights"].get<double>() <
         two["memory"]["breakdown_gb"]["weights"].get<double>());
   for (const auto& [param, problem] :
        {std::pair{"ep=3", "--param: ep=3: does not divide the 8 experts"},
