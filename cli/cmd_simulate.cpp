@@ -23,11 +23,11 @@ namespace {
 void print_table(const SimulationReport& r)
 {
   const auto& cfg = r.config;
-  std::cout << wrap_text(fmt::format("{} on {} x {} ({}), {} GPUs = dp {} x tp {} x pp {}, batch {} (micro {} x {} "
+  std::cout << wrap_text(fmt::format("{} on {} x {} ({}), {} GPUs = dp {} x tp {} x pp {}{}, batch {} (micro {} x {} "
                                      "accum.), {} network at {:.3g} Gbit/s per node",
                                      cfg.algorithm, cfg.workload, cfg.topology, r.fidelity, cfg.gpus, cfg.dp, cfg.tp,
-                                     cfg.pp, cfg.global_batch, cfg.micro_batch, cfg.grad_accumulation,
-                                     cfg.network_model, cfg.inter_node_gbps),
+                                     cfg.pp, cfg.ep ? fmt::format(" (ep {})", *cfg.ep) : "", cfg.global_batch,
+                                     cfg.micro_batch, cfg.grad_accumulation, cfg.network_model, cfg.inter_node_gbps),
                          table_width())
             << "\n";
   Table t({"phase", "fraction", "step (s)", "samples/s", "compute (s)", "comm (s)", "exposed comm (s)",
@@ -56,6 +56,14 @@ void print_table(const SimulationReport& r)
     std::cout << fmt::format("stragglers: compute {:.4g}x the uniform cluster's; the average GPU waits {:.4g} s per step "
                              "for the slowest\n",
                              cfg.stragglers->compute_factor, r.straggler_wait_s);
+  if (r.model)
+    std::cout << fmt::format("model from its architecture: {:.4g} parameters ({:.4g} active per token), {} tensors; "
+                             "{:.4g} FLOPs per sample counting {} attention (causal {:.4g}, full {:.4g}, none {:.4g}); "
+                             "activations {:.4g} MiB per layer per micro-batch and GPU\n",
+                             static_cast<double>(r.model->params), static_cast<double>(r.model->active_params),
+                             r.model->tensors, r.model->flops_per_sample, r.model->attention_flops,
+                             r.model->flops_per_sample_causal, r.model->flops_per_sample_full,
+                             r.model->flops_per_sample_no_attention, r.model->activation_bytes_per_layer / 1048576);
   const auto& mem = r.memory;
   std::cout << fmt::format("memory {:.1f} GB per GPU{} (fits: {})\n", r.memory_gb_per_gpu,
                            mem.activation_recomputation ? " with activation recomputation" : "",

@@ -41,7 +41,7 @@ AdviseReport advise(const AdviseRequest& in)
     if (pipe == pipelined)
       names.push_back(a->name());
   }
-  const std::string baseline = pipelined ? "fp32-pipeline" : (work.family == "gpt" ? "megatron-dp" : "adam");
+  const std::string baseline = pipelined ? "fp32-pipeline" : (work.decoder_only() ? "megatron-dp" : "adam");
 
   // Every (algorithm, split) to simulate: the given split, or with search every candidate of api/advise/ShapeSearch.
   const bool search = in.search;

@@ -29,6 +29,11 @@ inline constexpr std::uint64_t kMaxExperimentPoints = 100000;
 // --- cluster size
 /// GPUs in one simulation: 4x the largest what-if preset (16,384 GPUs); SimGrid's platform grows linearly.
 inline constexpr std::int64_t kMaxGpus = 65536;
+
+// --- workload architecture
+/// How far a size field a workload gives may differ from what its `architecture` implies (0.1 %): room for a
+/// rounded FLOP count, none for a wrong layer count.
+inline constexpr double kArchitectureAgreement = 1e-3;
 } // namespace limits
 
 namespace range {
@@ -63,11 +68,15 @@ inline constexpr Range kFlopsPerSample{0, 1e21, true};
 inline constexpr Range kBytesPerValue{0.0625, 8};      // 1/16 byte (a 0.5-bit code) .. fp64
 inline constexpr Range kComputeMs{0, 1e7, true};        // one micro-batch's forward or backward
 inline constexpr Range kOptimizerS{0, 1e5, true};       // one optimizer step
+// --- workload architecture (the derived parameter count must also stay within kParams)
+inline constexpr Range kHeadDim{1, 65536};              // Llama: 128
+inline constexpr Range kFfnHidden{1, 1e8};              // FFN width per expert (Llama-3.1-405B: 53,248)
+inline constexpr Range kExperts{1, 65536};              // experts per MoE layer, and top_k (DeepSeek-V3: 256, top 8)
 
 // --- run shape (flags and experiment keys)
 inline constexpr Range kGpus{1, static_cast<double>(limits::kMaxGpus)};
 inline constexpr Range kBatch{1, 16777216};             // 2^24 samples per step
-inline constexpr Range kParallelDegree{1, 1024};        // tp, pp
+inline constexpr Range kParallelDegree{1, 1024};        // tp, pp, ep
 inline constexpr Range kMicroBatches{1, 1048576};
 inline constexpr Range kJobs{1, 256};
 inline constexpr Range kTimeLimitS{0, 1e8, true};         // --time-limit: (0 s, ~3 years]
