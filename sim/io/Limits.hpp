@@ -4,6 +4,7 @@
 // repeated at a call site. Each bound is chosen from the largest real use with a wide margin, and sized so nothing
 // downstream can overflow (SimGrid's solver, 32-bit counts, the memory of one process).
 
+#include <cstddef>
 #include <cstdint>
 
 namespace ccsim::io {
@@ -21,6 +22,10 @@ namespace limits {
 inline constexpr std::uint64_t kMaxFileBytes = 16ull << 20;
 /// The deepest JSON nesting: presets nest 4 levels (experiment rows -> paper -> value).
 inline constexpr int kMaxJsonDepth = 32;
+/// The most values (numbers, strings, objects, arrays, ...) in one JSON document: the largest preset holds ~250 and
+/// an experiment of kMaxExperimentPoints rows a few per row. Parsing is linear; this bounds its time (~0.3 s) and the
+/// document's memory (a 16 MiB file of `[0,0,...]` would be 8 million values).
+inline constexpr std::size_t kMaxJsonValues = 1000000;
 /// The longest piece of user text echoed in an error message (longer text is cut and its length given).
 inline constexpr std::size_t kMaxEchoChars = 80;
 /// Points one experiment may expand to (the largest shipped sweep has 64; 10^5 runs for hours).
