@@ -26,6 +26,10 @@ inline constexpr int kMaxJsonDepth = 32;
 /// an experiment of kMaxExperimentPoints rows a few per row. Parsing is linear; this bounds its time (~0.3 s) and the
 /// document's memory (a 16 MiB file of `[0,0,...]` would be 8 million values).
 inline constexpr std::size_t kMaxJsonValues = 1000000;
+/// Rows of one nccl-tests table (calibrate --nccl-tests): nccl-tests prints one per size, 25 for its default sweep
+/// (-b 8 -e 128M -f 2) and 41 doubling from 1 byte to 1 TiB. Each fit iteration simulates every row (~0.7 ms each),
+/// so the bound keeps a calibration around a second.
+inline constexpr std::size_t kMaxNcclTestsRows = 1000;
 /// The longest piece of user text echoed in an error message (longer text is cut and its length given).
 inline constexpr std::size_t kMaxEchoChars = 80;
 /// Points one experiment may expand to (the largest shipped sweep has 64; 10^5 runs for hours).
