@@ -30,6 +30,12 @@ inline constexpr std::size_t kMaxJsonValues = 1000000;
 /// (-b 8 -e 128M -f 2) and 41 doubling from 1 byte to 1 TiB. Each fit iteration simulates every row (~0.7 ms each),
 /// so the bound keeps a calibration around a second.
 inline constexpr std::size_t kMaxNcclTestsRows = 1000;
+/// How far a workload's flops_per_sample may exceed the training FLOPs of a dense transformer of its size and
+/// sequence, 6·params·seq_len + 12·seq_len²·layers·hidden (Kaplan et al. 2020 §2.1; Megatron's 72·s·l·h²·(1 + s/6h +
+/// V/12lh) of Narayanan et al. 2021 §5.1 is within 1 % of it for the GPT presets). Weights applied at many positions
+/// per sample that seq_len does not count raise the ratio: Swin-B's patch grid gives 87.5 (workloads/swin-b.json).
+/// A value 10^7 times too large (a 2^64 typed by mistake) otherwise simulates a step of years.
+inline constexpr double kMaxFlopsOverDense = 1000;
 /// The longest piece of user text echoed in an error message (longer text is cut and its length given).
 inline constexpr std::size_t kMaxEchoChars = 80;
 /// Points one experiment may expand to (the largest shipped sweep has 64; 10^5 runs for hours).
