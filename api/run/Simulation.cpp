@@ -3,10 +3,13 @@
 #include "api/run/Simulation.hpp"
 
 #include "api/output/TraceJson.hpp"
+#include "api/run/ReportChecks.hpp"
 #include "api/run/ReportJson.hpp"
 
 #include "sim/MessageCount.hpp"
 #include "sim/StepEngine.hpp"
+
+#include <stdexcept>
 
 namespace ccsim::api {
 
@@ -143,7 +146,12 @@ SimulationReport simulate(const ResolvedRun& run)
 
 SimulationReport run_simulation(const SimulateRequest& request)
 {
-  return simulate(resolve_run(request));
+  auto report = simulate(resolve_run(request));
+  // The same check a stored report passes before experiment --resume reuses it: a report that breaks it is a bug
+  // here, never an answer.
+  if (const std::string problem = check_report(report); !problem.empty())
+    throw std::logic_error("the simulation's report is inconsistent: " + problem);
+  return report;
 }
 
 IsolatedRun start_isolated(const SimulateRequest& request)
