@@ -122,6 +122,8 @@ int cmd_simulate(const std::vector<std::string>& args)
   req.fidelity = choice_flag(vm, "fidelity", {"exact", "fast"});
   req.links    = vm["links"].as<bool>();
   req.trace    = vm.count("trace") != 0;
+  if (req.trace) // before the simulation: a FIFO or a folder there is an error now, not after minutes of work
+    refuse_non_regular(vm["trace"].as<std::string>(), "--trace");
   req.allow_oom = vm.count("allow-oom") != 0;
   if (vm.count("slow-gpu") != 0)
     for (const auto& item : vm["slow-gpu"].as<std::vector<std::string>>()) {

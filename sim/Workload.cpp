@@ -113,6 +113,13 @@ Workload workload_from_json(const nlohmann::json& doc, const std::string& path)
   w.tensors          = static_cast<int>(root.integer_in("tensors", io::range::kTensors));
   w.flops_per_sample = root.number_in("flops_per_sample", io::range::kFlopsPerSample);
   w.grad_bytes       = root.number_in_or("grad_bytes", io::range::kBytesPerValue, 2);
+  // Each value is in its range; together they must describe a model that could exist (Limits.hpp says why this bound).
+  const double s = w.seq_len, dense = 6.0 * static_cast<double>(w.params) * s + 12.0 * s * s * w.layers * w.hidden;
+  if (w.flops_per_sample > io::limits::kMaxFlopsOverDense * dense)
+    root.fail_at("flops_per_sample",
+                 fmt::format("{:.3g} is more than {:g} x the training FLOPs of a dense model of this size, 6 x params x "
+                             "seq_len + 12 x seq_len^2 x layers x hidden = {:.3g}: not a physical value",
+                             w.flops_per_sample, io::limits::kMaxFlopsOverDense, dense));
 
   if (root.has("compute")) {
     for (const auto& c : root.objects("compute")) {

@@ -64,6 +64,9 @@ NcclTestsTable read_nccl_tests(const std::string& path)
                            fmt::format("expected nccl-tests' 13 columns (size count type redop root, then time algbw "
                                        "busbw #wrong out-of-place and in-place), got {}: {}",
                                        t.size(), io::echo(line)));
+    if (table.rows.size() == io::limits::kMaxNcclTestsRows)
+      throw io::InputError(path, where, fmt::format("more than {} rows: the limit (nccl-tests prints one row per size)",
+                                                    io::limits::kMaxNcclTestsRows));
     NcclTestsRow row;
     row.bytes = static_cast<std::uint64_t>(
         io::parse_integer(t[0], io::range::kCollectiveBytes, path + ": " + where + ": size"));

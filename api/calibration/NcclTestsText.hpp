@@ -25,7 +25,8 @@ struct NcclTestsTable {
 };
 
 /// Parses `path`; every malformed line is an io::InputError "FILE: line N: what is wrong". A file holding several
-/// blocks (one per rank count) must give --ranks to choose: only one block is read, the first.
+/// blocks (one per rank count) must give --ranks to choose: only one block is read, the first. At most
+/// io::limits::kMaxNcclTestsRows rows.
 NcclTestsTable read_nccl_tests(const std::string& path);
 
 } // namespace ccsim::api

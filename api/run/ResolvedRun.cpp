@@ -10,6 +10,7 @@
 #include <map>
 #include <numeric>
 #include <stdexcept>
+#include <type_traits>
 
 namespace ccsim::api {
 
@@ -67,13 +68,24 @@ sim::Workload load_workload(const InputSource& source)
   return sim::load_workload(io::resolve_preset("workloads", source.name, "--workload"));
 }
 
-ResolvedRun resolve_run(const SimulateRequest& req)
+ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
 {
   ResolvedRun r;
-  // --- inputs
-  r.topology_file     = topology_location(req.topology);
-  sim::Topology& topo = r.topo = load_topology(req.topology);
-  sim::Workload& work = r.work = load_workload(req.workload);
+  // --- inputs, through the cache when there is one (a failed load is not cached: the next request that names the
+  // file fails with the same message)
+  const bool use_cache = cache != nullptr;
+  const auto cached    = [use_cache](auto& map, const InputSource& source, const auto& load) {
+    using Value = std::decay_t<decltype(load(source))>;
+    if (!use_cache || source.document)
+      return Value(load(source));
+    const auto it = map.find(source.name);
+    return it != map.end() ? it->second : map.emplace(source.name, load(source)).first->second;
+  };
+  InputCache none;
+  InputCache& c       = use_cache ? *cache : none;
+  r.topology_file     = cached(c.topology_files, req.topology, topology_location);
+  sim::Topology& topo = r.topo = cached(c.topologies, req.topology, [](const InputSource& s) { return load_topology(s); });
+  sim::Workload& work = r.work = cached(c.workloads, req.workload, [](const InputSource& s) { return load_workload(s); });
   const auto* algo = r.algo = algorithms::find_plan_algorithm(req.algorithm);
   if (algo == nullptr)
     throw io::InputError("--algorithm", "",

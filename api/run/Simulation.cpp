@@ -4,10 +4,13 @@
 
 #include "api/output/TraceJson.hpp"
 #include "api/run/Intervals.hpp"
+#include "api/run/ReportChecks.hpp"
 #include "api/run/ReportJson.hpp"
 
 #include "sim/MessageCount.hpp"
 #include "sim/StepEngine.hpp"
+
+#include <stdexcept>
 
 namespace ccsim::api {
 
@@ -168,7 +171,12 @@ SimulationReport simulate(const ResolvedRun& run)
 
 SimulationReport run_simulation(const SimulateRequest& request)
 {
-  return simulate(resolve_run(request));
+  auto report = simulate(resolve_run(request));
+  // The same check a stored report passes before experiment --resume reuses it: a report that breaks it is a bug
+  // here, never an answer.
+  if (const std::string problem = check_report(report); !problem.empty())
+    throw std::logic_error("the simulation's report is inconsistent: " + problem);
+  return report;
 }
 
 IsolatedRun start_isolated(const SimulateRequest& request)

@@ -4,6 +4,7 @@
 // repeated at a call site. Each bound is chosen from the largest real use with a wide margin, and sized so nothing
 // downstream can overflow (SimGrid's solver, 32-bit counts, the memory of one process).
 
+#include <cstddef>
 #include <cstdint>
 
 namespace ccsim::io {
@@ -21,6 +22,20 @@ namespace limits {
 inline constexpr std::uint64_t kMaxFileBytes = 16ull << 20;
 /// The deepest JSON nesting: presets nest 4 levels (experiment rows -> paper -> value).
 inline constexpr int kMaxJsonDepth = 32;
+/// The most values (numbers, strings, objects, arrays, ...) in one JSON document: the largest preset holds ~250 and
+/// an experiment of kMaxExperimentPoints rows a few per row. Parsing is linear; this bounds its time (~0.3 s) and the
+/// document's memory (a 16 MiB file of `[0,0,...]` would be 8 million values).
+inline constexpr std::size_t kMaxJsonValues = 1000000;
+/// Rows of one nccl-tests table (calibrate --nccl-tests): nccl-tests prints one per size, 25 for its default sweep
+/// (-b 8 -e 128M -f 2) and 41 doubling from 1 byte to 1 TiB. Each fit iteration simulates every row (~0.7 ms each),
+/// so the bound keeps a calibration around a second.
+inline constexpr std::size_t kMaxNcclTestsRows = 1000;
+/// How far a workload's flops_per_sample may exceed the training FLOPs of a dense transformer of its size and
+/// sequence, 6·params·seq_len + 12·seq_len²·layers·hidden (Kaplan et al. 2020 §2.1; Megatron's 72·s·l·h²·(1 + s/6h +
+/// V/12lh) of Narayanan et al. 2021 §5.1 is within 1 % of it for the GPT presets). Weights applied at many positions
+/// per sample that seq_len does not count raise the ratio: Swin-B's patch grid gives 87.5 (workloads/swin-b.json).
+/// A value 10^7 times too large (a 2^64 typed by mistake) otherwise simulates a step of years.
+inline constexpr double kMaxFlopsOverDense = 1000;
 /// The longest piece of user text echoed in an error message (longer text is cut and its length given).
 inline constexpr std::size_t kMaxEchoChars = 80;
 /// Points one experiment may expand to (the largest shipped sweep has 64; 10^5 runs for hours).

@@ -101,6 +101,23 @@ TEST_CASE("ccsim validate: a constant that is not a number of the topology is on
   CHECK(r.err.find(fits + ": /fits/0/constants/0: '/nic/kind' is not a positive number") != std::string::npos);
 }
 
+TEST_CASE("ccsim validate and calibrate: a count such as gpus_per_node is not a physical constant - one line each",
+          "[cli]")
+{
+  // Refitting it made 4 GPUs per node 2.001 (issue 33); calibrate --steps and the fits file share the rule.
+  const auto fits = write_temp_file("validate-count.json", R"({"fits": [{"topology": "v100x4-eth40g",
+    "constants": ["/gpus_per_node"], "tables": ["onebit-lamb-table5"]}]})");
+  const auto v    = run_ccsim("validate --fits " + fits + " --quiet");
+  CHECK(v.exit_code == 2);
+  CHECK(line_count(v.err) == 1);
+  CHECK(v.err.find(fits + ": /fits/0/constants/0: '/gpus_per_node' is not a physical constant") != std::string::npos);
+  const auto c = run_ccsim("calibrate --topology v100x4-eth40g --steps onebit-lamb-table5 --fit /gpus_per_node --out " +
+                           (ccsim::test::temp_dir() / "never-count.json").string());
+  CHECK(c.exit_code == 2);
+  CHECK(line_count(c.err) == 1);
+  CHECK(c.err.find("ccsim: --fit: '/gpus_per_node' is not a physical constant") == 0);
+}
+
 TEST_CASE("ccsim validate: a file the fits file names that is missing or wrong is one line at that entry", "[cli]")
 {
   // Found by scripts/fuzz.sh fits: a table given as a path that does not exist was reported as
