@@ -37,6 +37,14 @@ const CollectiveBench* find_collective_bench(const std::string& name)
   return nullptr;
 }
 
+std::string collective_bench_names()
+{
+  std::string s;
+  for (const auto& b : collective_benches())
+    s += (s.empty() ? "" : "|") + b.name;
+  return s;
+}
+
 double bus_bandwidth_factor(const CollectiveBench& bench, int n)
 {
   const double ranks = n;

@@ -27,6 +27,8 @@ struct CollectiveBench {
 const std::vector<CollectiveBench>& collective_benches();
 /// nullptr when no collective has that name.
 const CollectiveBench* find_collective_bench(const std::string& name);
+/// Every --op, in help order, as "all_reduce|all_gather|...".
+std::string collective_bench_names();
 
 /// nccl-tests' bus-bandwidth factor for `n` ranks (doc/PERFORMANCE.md): all_reduce 2(n-1)/n, all_gather,
 /// reduce_scatter and alltoall (n-1)/n, sendrecv 1; the compressed ones use their uncompressed twin's.

@@ -42,14 +42,16 @@ ExtraCopies extra_copies(const std::string& name)
 MemoryFootprint memory_footprint(const PlanAlgorithm& algorithm, const sim::Workload& work, const sim::StepShape& shape)
 {
   MemoryFootprint m;
-  const double psi = static_cast<double>(work.params) / (shape.tp * shape.pp); // parameters on one rank
+  // Parameters on one rank: its tp x pp slice, and with expert parallelism 1/ep of a mixture's experts.
+  const double psi = work.params_held(shape.ep) / (shape.tp * shape.pp);
   const double dp  = shape.dp;
   if (algorithm.parallelism() == Parallelism::SHARDED_DATA_PARALLEL) {
     // Megatron's distributed optimizer: bf16 weights, an fp32 gradient buffer (the fp32 reduce-scatter), fp32 master
-    // weights and both moments sharded over dp (12 bytes / dp per parameter).
+    // weights and both moments sharded over dp (12 bytes / dp per parameter). An expert's states are sharded over
+    // the dp/ep ranks that hold it, so all ep x dp/ep shards together are again the whole model over dp.
     m.weights_bytes   = 2 * psi;
     m.gradients_bytes = 4 * psi;
-    m.optimizer_bytes = 12 * psi / dp;
+    m.optimizer_bytes = 12 * (static_cast<double>(work.params) / (shape.tp * shape.pp)) / dp;
   } else {
     // DeepSpeed fp16 training: fp16 weights and gradients, fp32 master weights, m and v (ZeRO §3.1: 16 bytes).
     m.weights_bytes   = 2 * psi;
@@ -69,7 +71,15 @@ MemoryFootprint memory_footprint(const PlanAlgorithm& algorithm, const sim::Work
     m.activations_note = "unknown: the workload has no seq_len, hidden, heads or layers";
     return m;
   }
-  const double per_layer    = s * b * h * (10 + 24 / t + 5 * a * s / (h * t));
+  // A workload with an architecture counts its own layer (sim/TransformerArchitecture.hpp: GQA, SwiGLU,
+  // FlashAttention, MoE, sequence parallelism); the papers' GPT, BERT and Swin layers keep eq. 2.
+  const auto& arch = work.architecture;
+  const bool sp    = work.sequence_parallel;
+  const auto seq   = static_cast<std::int64_t>(s);
+  const double per_layer = arch ? sim::activation_bytes_per_layer(*arch, shape.micro_batch, seq, shape.tp, sp)
+                                : s * b * h * (10 + 24 / t + 5 * a * s / (h * t));
+  const double kept_per_layer =
+      arch ? sim::recomputed_activation_bytes_per_layer(*arch, shape.micro_batch, seq, shape.tp, sp) : 2 * s * b * h;
   const double layers       = std::ceil(static_cast<double>(work.layers) / shape.pp);
   // The first stage holds the most micro-batches: 1F1B keeps pp in flight (Megatron), GPipe all of them (AQ-SGD).
   const double micro_batches = shape.grad_accumulation;
@@ -79,9 +89,13 @@ MemoryFootprint memory_footprint(const PlanAlgorithm& algorithm, const sim::Work
   // The last stage's fp32 logits for the loss: 4·s·b·V / t (Korthikanti et al. §4.3), when the vocabulary is known.
   const double logits = work.vocab > 0 ? 4 * s * b * work.vocab / t : 0;
   m.activations_bytes           = per_layer * layers * in_flight + logits;
-  m.activations_recompute_bytes = 2 * s * b * h * layers * in_flight + per_layer + logits;
-  m.activations_note = fmt::format("{} layers x {} micro-batch(es) in flight, Korthikanti et al. 2022 eq. 2",
-                                   layers, in_flight);
+  m.activations_recompute_bytes = kept_per_layer * layers * in_flight + per_layer + logits;
+  m.activations_note =
+      fmt::format("{} layers x {} micro-batch(es) in flight, {}", layers, in_flight,
+                  !arch ? "Korthikanti et al. 2022 eq. 2"
+                        : fmt::format("Korthikanti et al. 2022 eq. 2 adapted to the architecture ({}{})",
+                                      arch->flash_attention ? "FlashAttention" : "attention scores stored",
+                                      sp && shape.tp > 1 ? ", sequence parallel" : ""));
   return m;
 }
 

@@ -6,7 +6,7 @@ namespace ccsim::cli {
 const std::vector<Command>& commands()
 {
   static const std::vector<Command> table = {
-      {"list", cmd_list, "list presets: topologies, workloads, algorithms"},
+      {"list", cmd_list, "list presets: topologies, workloads, algorithms, experiments"},
       {"simulate", cmd_simulate, "predict step time and throughput of one configuration"},
       {"experiment", cmd_experiment, "run a sweep or paper reproduction from a JSON file"},
       {"advise", cmd_advise, "rank every applicable algorithm for a cluster and model"},

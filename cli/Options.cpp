@@ -13,11 +13,24 @@
 
 namespace ccsim::cli {
 
+namespace {
+std::size_t g_table_width = kTableWidth; // 0 after --wide
+} // namespace
+
 void add_common_options(po::options_description& desc)
 {
   desc.add_options()("help,h", "show this help and exit")(
       "format", po::value<std::string>()->default_value("table"), "output: table (for people) or json (one document)");
+  add_wide_option(desc);
 }
+
+void add_wide_option(po::options_description& desc)
+{
+  desc.add_options()("wide", fmt::format("print tables at their full width (by default, long cells wrap to keep a table "
+                                         "within {} columns)", kTableWidth).c_str());
+}
+
+std::size_t table_width() { return g_table_width; }
 
 bool parse_options(const std::string& command, const std::vector<std::string>& args,
                    const po::options_description& desc, po::variables_map& vm,
@@ -33,6 +46,7 @@ bool parse_options(const std::string& command, const std::vector<std::string>& a
       return false;
     }
     po::notify(vm);
+    g_table_width = vm.count("wide") != 0 ? 0 : kTableWidth;
   } catch (const po::error& e) {
     throw io::InputError("ccsim " + command, "", std::string(e.what()) + " (see ccsim " + command + " --help)");
   }

@@ -23,8 +23,15 @@ namespace po = boost::program_options;
 
 enum class Format { TABLE, JSON };
 
-/// Adds --help and --format to a subcommand's options.
+/// Tables wider than this wrap their long cells (api/output/Table.hpp) unless --wide is given.
+inline constexpr std::size_t kTableWidth = 160;
+
+/// Adds --help, --format and --wide to a subcommand's options.
 void add_common_options(po::options_description& desc);
+/// --wide alone, for subcommands that declare --help and --format themselves.
+void add_wide_option(po::options_description& desc);
+/// The width tables print at: kTableWidth, or 0 (unlimited) after --wide.
+std::size_t table_width();
 
 /// Parses `args` for subcommand `command`. Returns false when --help was printed (the caller returns 0).
 /// Unknown options, missing values, bad types and positional arguments beyond `positional` (none when it is null)

@@ -85,19 +85,23 @@ int cmd_advise(const std::vector<std::string>& args)
     return 0;
   }
   const bool search = report.search;
-  std::cout << fmt::format("{} on {} x {} GPUs, ranked by time-to-accuracy (the uncompressed baseline of each family "
-                           "reaches its target loss in {:.3g} samples; steps ratios measured on proxy models: {}); "
-                           "speedup over {}{}\n",
-                           report.workload, req.topology, req.shape.gpus, epoch, evidence_path, report.baseline,
-                           search ? ", each algorithm at its fastest split that fits" : "");
-  Table t({"rank", "algorithm", "converges", "to accuracy (h)", "epoch (h)", "samples/s", "by samples/s", "speedup (x)",
+  std::cout << wrap_text(fmt::format("{} on {} x {} GPUs, ranked by time-to-accuracy (the uncompressed baseline of each "
+                                     "family reaches its target loss in {:.3g} samples; steps ratios measured on proxy "
+                                     "models: {}); speedup over {}{}",
+                                     report.workload, req.topology.name, req.shape.gpus, epoch, evidence_path,
+                                     report.baseline, search ? ", each algorithm at its fastest split that fits" : ""),
+                         table_width())
+            << "\n";
+  Table t({"rank", "algorithm", "converges", "to accuracy (h)", "epoch (h)", "samples/s (likely range)", "by samples/s", "speedup (x)",
            "dp x tp x pp, micro-batch", "memory (GB/GPU)", "inter-node per step (MB/GPU)", "why not"});
   int rank = 1;
   for (const auto& r : report.ranking) {
     const bool known = r.converges.has_value();
     t.add_row({std::to_string(rank++), r.algorithm, known ? (*r.converges ? "yes" : "no") : "no evidence",
                r.time_to_accuracy_h ? format_number(*r.time_to_accuracy_h) : "-",
-               format_number(r.epoch_time_s / 3600), format_number(r.samples_per_s),
+               format_number(r.epoch_time_s / 3600),
+               fmt::format("{} ({}-{})", format_number(r.samples_per_s), format_number(r.samples_per_s_range.low, 3),
+                           format_number(r.samples_per_s_range.high, 3)),
                std::to_string(r.throughput_rank), format_number(r.speedup, 3),
                fmt::format("{} x {} x {}, {}{}", r.dp, r.tp, r.pp, r.micro_batch,
                            r.activation_recomputation ? " (recompute)" : ""),
@@ -106,7 +110,7 @@ int cmd_advise(const std::vector<std::string>& args)
   }
   for (const auto& c : report.cannot_run)
     t.add_row({"-", c.algorithm, "", "", "", "", "", "", "", "", "", "cannot run: " + c.reason});
-  t.print(std::cout);
+  t.print(std::cout, table_width());
   return 0;
 }
 

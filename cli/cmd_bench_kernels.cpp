@@ -49,7 +49,7 @@ int cmd_bench_kernels(const std::vector<std::string>& args)
   for (const auto& r : rows)
     t.add_row({r.kernel, r.backend, format_number(static_cast<double>(r.bytes) / (1 << 20)), format_number(r.gbps),
                format_number(r.gbps / memcpy_gbps, 3)});
-  t.print(std::cout);
+  t.print(std::cout, table_width());
   std::cout << fmt::format("cpu kernels: {} path (CCSIM_SIMD=scalar|avx2|avx512 caps it), {} thread{}\n",
                            numerics::to_string(numerics::simd_level()), threads, threads == 1 ? "" : "s");
   return 0;

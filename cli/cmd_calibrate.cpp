@@ -30,13 +30,7 @@ static int calibrate_steps_command(const po::variables_map& vm, const std::strin
   const std::string out   = vm["out"].as<std::string>();
   const auto r = calibrate_steps(topo_path, steps, constants, jobs, out);
   if (format == "json") {
-    nlohmann::json fitted = nlohmann::json::array();
-    for (std::size_t c = 0; c < r.constants.size(); ++c)
-      fitted.push_back({{"pointer", r.constants[c]}, {"before", r.before[c]}, {"after", r.after[c]}});
-    std::cout << io::dump_json({{"topology", out}, {"constants", fitted}, {"rms_log_error", r.rms_log_error},
-                                {"rows", r.rows}},
-                               2)
-              << "\n";
+    std::cout << io::dump_json(to_json(r, out), 2) << "\n";
     return 0;
   }
   std::string changed;
@@ -50,44 +44,7 @@ static int calibrate_steps_command(const po::variables_map& vm, const std::strin
                format_number(row["measured"].get<double>()), format_number(row["predicted_before"].get<double>()),
                format_number(row["predicted_after"].get<double>()),
                format_number(error_pct(row["predicted_after"].get<double>(), row["measured"].get<double>()), 3)});
-  t.print(std::cout);
-  return 0;
-}
-
-/// calibrate --nccl-tests --format json.
-static int print_nccl_json(const NcclCalibration& c, const std::string& out)
-{
-  nlohmann::json rows = nlohmann::json::array(), constants = nlohmann::json::array(), logs = nlohmann::json::array();
-  for (const auto& r : c.rows)
-    rows.push_back({{"file", r.file}, {"size", r.size}, {"measured_us", r.measured_us}, {"predicted_us", r.predicted_us},
-                    {"fitted_us", r.predicted_us}, {"model_us", r.model_us}, {"error", r.error()},
-                    {"measured_busbw_gbps", r.measured_busbw}, {"predicted_busbw_gbps", r.predicted_busbw},
-                    {"algorithm", r.algorithm}, {"protocol", r.protocol}, {"bottleneck", r.bottleneck},
-                    {"flagged", r.flagged}});
-  for (const auto& k : c.constants)
-    constants.push_back({{"name", k.name}, {"pointer", k.pointer}, {"before", k.before}, {"after", k.after},
-                         {"lo", k.lo}, {"hi", k.hi}});
-  for (const auto& l : c.logs)
-    logs.push_back({{"file", l.file}, {"op", l.op}, {"op_from", l.op_from}, {"ranks", l.ranks},
-                    {"ranks_from", l.ranks_from}, {"nodes", l.nodes ? nlohmann::json(*l.nodes) : nlohmann::json(nullptr)},
-                    {"nccl_version", l.nccl_version ? nlohmann::json(*l.nccl_version) : nlohmann::json(nullptr)}});
-  nlohmann::json doc = {{"topology", out},
-                        {"model", c.nccl_model ? "nccl" : "links"},
-                        {"op", c.logs.front().op},
-                        {"ranks", c.logs.front().ranks},
-                        {"logs", logs},
-                        {"constants", constants},
-                        {"median_abs_error", c.median_abs_error},
-                        {"worst_abs_error", c.worst_abs_error},
-                        {"rms_relative_error", c.rms_relative_error},
-                        {"warnings", c.warnings},
-                        {"notes", c.notes},
-                        {"rows", rows}};
-  if (!c.nccl_model) {
-    doc["effective_gbps"] = c.gbps;
-    doc["latency_us"]     = c.latency_us;
-  }
-  std::cout << io::dump_json(doc, 2) << "\n";
+  t.print(std::cout, table_width());
   return 0;
 }
 
@@ -114,7 +71,7 @@ static int print_nccl_table(const NcclCalibration& c, const std::string& out)
     t.add_row({std::to_string(r.size) + (r.flagged ? " *" : ""), format_number(r.measured_us),
                format_number(r.predicted_us), format_number(100 * r.error(), 3), format_number(r.measured_busbw, 4),
                format_number(r.predicted_busbw, 4), r.algorithm + "/" + r.protocol, r.bottleneck});
-  t.print(std::cout);
+  t.print(std::cout, table_width());
   const bool flagged = std::any_of(c.rows.begin(), c.rows.end(), [](const NcclCalibrationRow& r) { return r.flagged; });
   std::cout << fmt::format("median |error| {:.3g} %, worst {:.3g} %{}; written to {}\n", 100 * c.median_abs_error,
                            100 * c.worst_abs_error,
@@ -148,6 +105,7 @@ int cmd_calibrate(const std::vector<std::string>& args)
       "tuner-table", po::value<std::string>()->value_name("FILE"),
       "a tuner plugin's choices by size, as {\"tuner_table\": [{\"max_bytes\": B, \"algorithm\": A, \"protocol\": P, "
       "\"channels\": C}, ...]} (topologies/SCHEMA.md); kept in the calibrated topology");
+  add_wide_option(desc);
   po::variables_map vm;
   if (!parse_options("calibrate", args, desc, vm))
     return 0;
@@ -182,7 +140,11 @@ int cmd_calibrate(const std::vector<std::string>& args)
   req.fidelity = fidelity;
   req.out      = vm["out"].as<std::string>();
   const auto c = calibrate_nccl(req);
-  return format == "json" ? print_nccl_json(c, req.out) : print_nccl_table(c, req.out);
+  if (format == "json") {
+    std::cout << io::dump_json(to_json(c, req.out), 2) << "\n";
+    return 0;
+  }
+  return print_nccl_table(c, req.out);
 }
 
 } // namespace ccsim::cli

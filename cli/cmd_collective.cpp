@@ -18,14 +18,6 @@
 namespace ccsim::cli {
 
 namespace {
-std::string op_names()
-{
-  std::string s;
-  for (const auto& b : algorithms::collective_benches())
-    s += (s.empty() ? "" : "|") + b.name;
-  return s;
-}
-
 std::string bandwidth_text(double gbps)
 {
   return fmt::format("{:.6f}", gbps);
@@ -37,7 +29,8 @@ int cmd_collective(const std::vector<std::string>& args)
   po::options_description desc("ccsim collective options");
   desc.add_options()("help,h", "show this help and exit")(
       "format", po::value<std::string>()->default_value("table"), "output: table (nccl-tests' columns), json or csv")(
-      "op", po::value<std::string>()->default_value("all_reduce"), ("collective: " + op_names()).c_str())(
+      "op", po::value<std::string>()->default_value("all_reduce"),
+      ("collective: " + algorithms::collective_bench_names()).c_str())(
       "topology", po::value<std::string>()->required(), "topology preset or JSON file")(
       "gpus", po::value<std::string>()->required()->value_name("N[,N...]"),
       "ranks in the collective (nccl-tests' -g x processes); a comma-separated list sweeps them too")(
@@ -61,7 +54,7 @@ int cmd_collective(const std::vector<std::string>& args)
   const std::string op     = vm["op"].as<std::string>();
   const auto* bench        = algorithms::find_collective_bench(op);
   if (bench == nullptr)
-    throw io::InputError("--op", "", io::echo(op) + " is not one of: " + op_names());
+    throw io::InputError("--op", "", io::echo(op) + " is not one of: " + algorithms::collective_bench_names());
   const auto lo     = static_cast<std::uint64_t>(*size_flag(vm, "minbytes", io::range::kCollectiveBytes));
   const auto hi     = static_cast<std::uint64_t>(*size_flag(vm, "maxbytes", io::range::kCollectiveBytes));
   const auto factor = static_cast<std::uint64_t>(*integer_flag(vm, "stepfactor", io::range::kStepFactor));
@@ -97,34 +90,9 @@ int cmd_collective(const std::vector<std::string>& args)
                                                         "messages");
                                           });
   line.finish();
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& r : table.rows)
-    rows.push_back({{"ranks", r.ranks},
-                    {"size", r.size},
-                    {"count", r.size / 4},
-                    {"type", "float"},
-                    {"redop", bench->nccl_redop},
-                    {"root", -1},
-                    {"time_us", r.time_us},
-                    {"algbw_gbps", r.algbw_gbytes_per_s},
-                    {"busbw_gbps", r.busbw_gbytes_per_s},
-                    {"algorithm", r.algorithm},
-                    {"protocol", r.protocol},
-                    {"bottleneck", r.bottleneck},
-                    {"model_us", r.model_us}});
-  const double avg_busbw = table.avg_busbw_gbytes_per_s;
-  const double wall_s    = table.wall_s;
-  const auto events      = table.events;
-
+  const nlohmann::json doc = to_json(table, *bench, topo, ranks, fidelity);
+  const nlohmann::json& rows = doc["rows"];
   if (format == "json") {
-    nlohmann::json doc = {{"op", bench->name},
-                          {"topology", topo.name},
-                          {"gpus", rank_counts},
-                          {"gpus_per_node", topo.gpus_per_node},
-                          {"fidelity", fidelity_name},
-                          {"rows", rows},
-                          {"avg_busbw_gbps", avg_busbw},
-                          {"sim", {{"wall_s", wall_s}, {"events", events}}}};
     std::cout << io::dump_json(doc, 2) << "\n";
     return 0;
   }

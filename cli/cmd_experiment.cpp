@@ -80,7 +80,7 @@ void print_rows(const Experiment& e, const std::vector<nlohmann::json>& rows)
     }
     t.add_row(cells);
   }
-  t.print(std::cout);
+  t.print(std::cout, table_width());
   const double med = median_abs_error(rows);
   if (std::isfinite(med))
     std::cout << fmt::format("median |error| vs paper: {:.1f} % over {} values\n", med, [&] {
@@ -101,7 +101,8 @@ int cmd_experiment(const std::vector<std::string>& args)
       "out", po::value<std::string>(), "output folder (default results/<experiment name>)")(
       "jobs", po::value<std::string>()->default_value("1"), "simulations run at once (one process each)")(
       "keep-going", po::bool_switch(), "run every point even when one fails (the run still exits 1 and lists the failures)")(
-      "resume", po::bool_switch(), "reuse the results in DIR/results.jsonl of points with the same configuration hash; run the rest")(
+      "resume", po::bool_switch(), "reuse the checked results in DIR/results.jsonl of points with the same configuration hash; run the rest")(
+      "fresh", po::bool_switch(), "remove DIR's earlier results first (otherwise they stay until this run completes)")(
       "no-plot", po::bool_switch(), "do not draw the figure");
   add_long_run_options(desc, /*time_limit=*/true);
   po::positional_options_description pos;
@@ -117,6 +118,9 @@ int cmd_experiment(const std::vector<std::string>& args)
   options.jobs       = static_cast<int>(*integer_flag(vm, "jobs", io::range::kJobs));
   options.keep_going = vm["keep-going"].as<bool>();
   options.resume     = vm["resume"].as<bool>();
+  options.fresh      = vm["fresh"].as<bool>();
+  if (options.resume && options.fresh)
+    throw io::InputError("--fresh", "", "removes the results --resume would reuse: give one of them");
   options.on_note    = [](const std::string& line) { std::cerr << "ccsim experiment: " << line << "\n"; };
   const std::string what = mpi_size() > 1 ? fmt::format("{} (rank {} of {})", e.name, mpi_rank(), mpi_size()) : e.name;
   Progress line("ccsim experiment", progress);
@@ -141,15 +145,18 @@ int cmd_experiment(const std::vector<std::string>& args)
                 << io::printable(o.results[i].error, 400) << "\n";
   if (o.stopped) {
     // On a time limit the finished points are printed too; after a signal under mpirun the ranks did not gather.
-    if (o.written && stop_signal() == 0) {
+    if ((o.written || o.kept_previous) && stop_signal() == 0) {
       if (format == Format::JSON)
         std::cout << io::dump_json(o.document, 2) << "\n";
       else
         print_rows(o.shown, o.rows);
     }
     mpi_finish();
-    throw stop_exception(o.gathered ? fmt::format("{} of {} points done, in {} and results.json (--resume runs the rest)",
-                                                  o.done, e.points.size(), o.log_name)
+    throw stop_exception(o.gathered ? fmt::format("{} of {} points done, in {}{} (--resume runs the rest)", o.done,
+                                                  e.points.size(), o.log_name,
+                                                  o.kept_previous ? "; the earlier run's complete results.json and "
+                                                                    "results.csv are kept"
+                                                                  : " and results.json")
                                     : fmt::format("finished points are in {} (--resume runs the rest)",
                                                   io::printable((options.out / "results.rank*.jsonl").string(), 200)));
   }

@@ -1,4 +1,4 @@
-// `ccsim list [topologies|workloads|algorithms]`: the presets, each with its one-line description.
+// `ccsim list [topologies|workloads|algorithms|experiments]`: the presets, each with its one-line description.
 #include "algorithms/PlanAlgorithm.hpp"
 #include "algorithms/Registry.hpp"
 #include "cli/Command.hpp"
@@ -52,22 +52,22 @@ int cmd_list(const std::vector<std::string>& args)
   po::options_description desc("ccsim list options");
   add_common_options(desc);
   desc.add_options()("what", po::value<std::string>()->default_value("all"),
-                     "topologies, workloads, algorithms or all");
+                     "topologies, workloads, algorithms, experiments or all");
   po::positional_options_description pos;
   pos.add("what", 1);
   po::variables_map vm;
-  if (!parse_options("list", args, desc, vm, &pos, "[topologies|workloads|algorithms] [options]"))
+  if (!parse_options("list", args, desc, vm, &pos, "[topologies|workloads|algorithms|experiments] [options]"))
     return 0;
   const Format format = output_format(vm);
   const std::string what = vm["what"].as<std::string>();
-  const std::vector<std::string> kinds = {"topologies", "workloads", "algorithms"};
+  const std::vector<std::string> kinds = {"topologies", "workloads", "algorithms", "experiments"};
   std::vector<std::string> chosen;
   if (what == "all")
     chosen = kinds;
   else if (std::find(kinds.begin(), kinds.end(), what) != kinds.end())
     chosen = {what};
   else
-    throw io::InputError("ccsim list", "", "'" + what + "' is not one of: topologies, workloads, algorithms, all");
+    throw io::InputError("ccsim list", "", "'" + what + "' is not one of: topologies, workloads, algorithms, experiments, all");
 
   if (format == Format::JSON) {
     nlohmann::json doc = nlohmann::json::object();
@@ -83,7 +83,7 @@ int cmd_list(const std::vector<std::string>& args)
     Table table({kind, "description"});
     for (const auto& e : collect(kind))
       table.add_row({e.name, e.description});
-    table.print(std::cout);
+    table.print(std::cout, table_width());
     std::cout << "\n";
   }
   return 0;

@@ -23,10 +23,13 @@ namespace {
 void print_table(const SimulationReport& r)
 {
   const auto& cfg = r.config;
-  std::cout << fmt::format("{} on {} x {} ({}), {} GPUs = dp {} x tp {} x pp {}, batch {} (micro {} x {} accum.), {} network at {:.3g} Gbps/node\n",
-                           cfg.algorithm, cfg.workload, cfg.topology, r.fidelity, cfg.gpus, cfg.dp, cfg.tp, cfg.pp,
-                           cfg.global_batch, cfg.micro_batch, cfg.grad_accumulation, cfg.network_model,
-                           cfg.inter_node_gbps);
+  std::cout << wrap_text(fmt::format("{} on {} x {} ({}), {} GPUs = dp {} x tp {} x pp {}{}, batch {} (micro {} x {} "
+                                     "accum.), {} network at {:.3g} Gbit/s per node",
+                                     cfg.algorithm, cfg.workload, cfg.topology, r.fidelity, cfg.gpus, cfg.dp, cfg.tp,
+                                     cfg.pp, cfg.ep ? fmt::format(" (ep {})", *cfg.ep) : "", cfg.global_batch,
+                                     cfg.micro_batch, cfg.grad_accumulation, cfg.network_model, cfg.inter_node_gbps),
+                         table_width())
+            << "\n";
   Table t({"phase", "fraction", "step (s)", "samples/s", "compute (s)", "comm (s)", "exposed comm (s)",
            "compression (s)", "optimizer (s)", "allreduce (ms)", "inter-node (MB/GPU)"});
   auto row = [&](const std::string& name, double fraction, double step, double samples, const TimeBreakdown& b,
@@ -40,13 +43,27 @@ void print_table(const SimulationReport& r)
     row(p.name, p.fraction, p.step_time_s, p.samples_per_s, p.breakdown, p.bytes_per_gpu);
   if (r.phases.size() > 1)
     row("whole run", 1.0, r.step_time_s, r.samples_per_s, r.breakdown, r.bytes_per_gpu);
-  t.print(std::cout);
+  t.print(std::cout, table_width());
   std::cout << fmt::format("throughput {:.4g} samples/s, {:.3g} TFLOP/s per GPU; simulated {} messages in {:.3f} s wall\n",
                            r.samples_per_s, r.tflops_per_gpu, r.events, r.wall_s);
+  if (const auto it = r.intervals.find("samples_per_s"); it != r.intervals.end())
+    std::cout << wrap_text(fmt::format("likely range {:.4g}-{:.4g} samples/s, step {:.4g}-{:.4g} s ({})", it->second.low,
+                                       it->second.high, r.intervals.at("step_time_s").low,
+                                       r.intervals.at("step_time_s").high, it->second.why),
+                           table_width())
+              << "\n";
   if (cfg.stragglers)
     std::cout << fmt::format("stragglers: compute {:.4g}x the uniform cluster's; the average GPU waits {:.4g} s per step "
                              "for the slowest\n",
                              cfg.stragglers->compute_factor, r.straggler_wait_s);
+  if (r.model)
+    std::cout << fmt::format("model from its architecture: {:.4g} parameters ({:.4g} active per token), {} tensors; "
+                             "{:.4g} FLOPs per sample counting {} attention (causal {:.4g}, full {:.4g}, none {:.4g}); "
+                             "activations {:.4g} MiB per layer per micro-batch and GPU\n",
+                             static_cast<double>(r.model->params), static_cast<double>(r.model->active_params),
+                             r.model->tensors, r.model->flops_per_sample, r.model->attention_flops,
+                             r.model->flops_per_sample_causal, r.model->flops_per_sample_full,
+                             r.model->flops_per_sample_no_attention, r.model->activation_bytes_per_layer / 1048576);
   const auto& mem = r.memory;
   std::cout << fmt::format("memory {:.1f} GB per GPU{} (fits: {})\n", r.memory_gb_per_gpu,
                            mem.activation_recomputation ? " with activation recomputation" : "",
@@ -56,7 +73,7 @@ void print_table(const SimulationReport& r)
     for (const auto& link : *r.links)
       l.add_row({link.link, format_number(link.bytes / 1e6), format_number(100 * link.utilisation, 3)});
     std::cout << "\n";
-    l.print(std::cout);
+    l.print(std::cout, table_width());
   }
 }
 } // namespace
@@ -105,6 +122,8 @@ int cmd_simulate(const std::vector<std::string>& args)
   req.fidelity = choice_flag(vm, "fidelity", {"exact", "fast"});
   req.links    = vm["links"].as<bool>();
   req.trace    = vm.count("trace") != 0;
+  if (req.trace) // before the simulation: a FIFO or a folder there is an error now, not after minutes of work
+    refuse_non_regular(vm["trace"].as<std::string>(), "--trace");
   req.allow_oom = vm.count("allow-oom") != 0;
   if (vm.count("slow-gpu") != 0)
     for (const auto& item : vm["slow-gpu"].as<std::vector<std::string>>()) {

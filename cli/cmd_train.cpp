@@ -83,20 +83,10 @@ int cmd_train(const std::vector<std::string>& args)
   const auto algorithm_list = split(vm["algorithm"].as<std::string>());
   if (algorithm_list.empty())
     throw io::InputError("--algorithm", "", "names no algorithm (give one, or a comma-separated list)");
-  // One --param set serves every algorithm of the list: a key must be read by at least one of them, and each
-  // algorithm gets the keys its update reads (the baseline of a comparison shares eps, lr, ...).
   numerics::Hyper hyper;
   if (vm.count("param") != 0)
-    for (const auto& [k, v] : parse_key_values(vm["param"].as<std::vector<std::string>>(), "--param")) {
-      const auto* spec = algorithms::find_train_param(k);
-      const bool used  = spec != nullptr && std::any_of(algorithm_list.begin(), algorithm_list.end(), [&](const auto& a) {
-                          return algorithms::train_param_applies(*spec, a);
-                        });
-      if (!used)
-        throw io::InputError("--param", "", fmt::format("{} is not read by {} (ccsim train --help lists the keys)",
-                                                        io::echo(k), vm["algorithm"].as<std::string>()));
-      hyper[k] = algorithms::parse_train_param(*spec, v);
-    }
+    hyper = train_hyper(parse_key_values(vm["param"].as<std::vector<std::string>>(), "--param"), algorithm_list,
+                        vm["algorithm"].as<std::string>());
   TrainRequest req;
   req.algorithms = algorithm_list;
   req.model      = vm["model"].as<std::string>();
@@ -167,7 +157,7 @@ int cmd_train(const std::vector<std::string>& args)
                !run.diverged_at_step ? format_number(run.final_loss, 5)
                                      : fmt::format("diverged (not finite from step {})", *run.diverged_at_step),
                format_number(static_cast<double>(run.bytes_per_worker) / 1e6), format_number(run.wall_s, 3)});
-  t.print(std::cout);
+  t.print(std::cout, table_width());
   if (!stopped.empty())
     throw stop_exception(stop_note);
   return 0;

@@ -38,6 +38,7 @@ int cmd_validate(const std::vector<std::string>& args)
     ("topology", po::value<std::string>(), "validate only the fit of this topology")
     ("jobs", po::value<std::string>()->default_value("2"), "simulations at once")
     ("no-rows", "skip leave-one-row-out (one refit per row; the slow part)")
+    ("errors-out", po::value<std::string>()->value_name("FILE"), "write every row's out-of-sample error with its regime: the file simulations draw their intervals from (experiments/calibration/prediction-errors.json for the presets)")
     ("plot", po::value<std::string>()->value_name("DIR"), "draw paper vs predicted, in-sample and out-of-sample, into DIR (PNG + SVG, with validate.json)");
   add_long_run_options(desc, /*time_limit=*/false);
   po::variables_map vm;
@@ -60,6 +61,8 @@ int cmd_validate(const std::vector<std::string>& args)
   const auto result = validate_fits(req);
   line.finish();
   const nlohmann::json& doc = result.document;
+  if (vm.count("errors-out") != 0)
+    write_output_file(vm["errors-out"].as<std::string>(), io::dump_json(to_json(result.errors), 2) + "\n", "--errors-out");
   if (vm.count("plot") != 0)
     plot_into(vm["plot"].as<std::string>(), "validate.json", doc, "validate_scatter.py", "validate", "the figure");
   if (format == Format::JSON) {
@@ -71,8 +74,11 @@ int cmd_validate(const std::vector<std::string>& args)
                            result.values, pct(result.median_abs_error_pct_leave_row_out),
                            pct(result.median_abs_error_pct_leave_table_out), pct(result.median_abs_error_pct_in_sample),
                            result.simulations);
+  std::cout << fmt::format("prediction intervals: {} of the out-of-sample values inside the interval made without "
+                           "them, median half-width {}\n",
+                           pct(result.interval_coverage_pct), pct(result.median_interval_half_width_pct));
   Table t({"topology", "constants: preset -> refit", "table", "values", "preset", "in-sample", "leave table out",
-           "leave row out"});
+           "leave row out", "in interval", "half-width"});
   for (const auto& f : doc["fits"]) {
     std::string consts;
     for (const auto& c : f["constants"])
@@ -87,11 +93,12 @@ int cmd_validate(const std::vector<std::string>& args)
                  std::to_string(tb["values"].get<int>()), cell("preset_median_abs_error_pct"),
                  cell("in_sample_median_abs_error_pct"),
                  f["single_table"].get<bool>() ? "single table" : cell("leave_table_out_median_abs_error_pct"),
-                 cell("leave_row_out_median_abs_error_pct")});
+                 cell("leave_row_out_median_abs_error_pct"), cell("interval_coverage_pct"),
+                 cell("median_interval_half_width_pct")});
       first = false;
     }
   }
-  t.print(std::cout);
+  t.print(std::cout, table_width());
   return 0;
 }
 

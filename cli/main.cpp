@@ -3,6 +3,7 @@
 // and anything unexpected (one line, exit 1), flush stdout.
 #include "cli/Command.hpp"
 #include "api/process/RunControl.hpp"
+#include "numerics/ParallelFor.hpp"
 #include "numerics/SimdLevel.hpp"
 #include "sim/io/JsonInput.hpp"
 
@@ -66,6 +67,10 @@ int main(int argc, char** argv)
       std::cout.flush();
       std::cerr << "ccsim: " << e.what() << "\n";
       return 2;
+    } catch (const ccsim::numerics::ThreadStartError& e) { // a resource limit, not a bug: no "internal error"
+      std::cout.flush();
+      std::cerr << "ccsim " << name << ": " << e.what() << "\n";
+      return 1;
     } catch (const std::exception& e) {
       std::cout.flush();
       std::cerr << "ccsim " << name << ": internal error: " << e.what() << "\n";

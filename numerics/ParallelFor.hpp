@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdlib>
 #include <exception>
+#include <stdexcept>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -35,8 +37,15 @@ inline std::size_t worker_threads()
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+/// The system would not start another thread (an address-space or process limit): what ran of the work is joined,
+/// and the message says how many threads were asked for and how many started.
+class ThreadStartError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
 /// fn(i) for every i in [0, n) on at most `max_threads` threads; the first exception thrown by any item is rethrown
-/// here.
+/// here, and a thread that cannot be started is a ThreadStartError (never std::terminate from a joinable thread).
 template <class Fn>
 void parallel_for_on(std::size_t max_threads, std::size_t n, Fn&& fn)
 {
@@ -48,15 +57,23 @@ void parallel_for_on(std::size_t max_threads, std::size_t n, Fn&& fn)
   }
   std::vector<std::exception_ptr> errors(threads);
   std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      try {
-        for (std::size_t i = n * t / threads; i < n * (t + 1) / threads; ++i)
-          fn(i);
-      } catch (...) {
-        errors[t] = std::current_exception();
-      }
-    });
+  pool.reserve(threads);
+  try {
+    for (std::size_t t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        try {
+          for (std::size_t i = n * t / threads; i < n * (t + 1) / threads; ++i)
+            fn(i);
+        } catch (...) {
+          errors[t] = std::current_exception();
+        }
+      });
+  } catch (const std::system_error& e) {
+    for (auto& th : pool)
+      th.join();
+    throw ThreadStartError("cannot start " + std::to_string(threads) + " threads: the system refused thread " +
+                           std::to_string(pool.size() + 1) + " (" + e.what() + "); use fewer threads");
+  }
   for (auto& th : pool)
     th.join();
   for (const auto& e : errors)

@@ -6,7 +6,8 @@ Kinds (the experiment's "figure"):
   speedup-vs-bandwidth speedup over the baseline against bandwidth_gbps (log x), one line per algorithm
   breakdown            stacked step time (compute, exposed communication, compression, optimizer) per row
   paper-vs-predicted   predicted against the paper's value of metric y, with the y = x line
-Paper values, where rows have them, are overlaid as hollow markers.
+Paper values, where rows have them, are overlaid as hollow markers; each prediction's likely range (the rows'
+"intervals", from ccsim's out-of-sample errors) is a shaded band.
 """
 import json
 import os
@@ -66,6 +67,11 @@ def main(path):
                 rs.sort(key=lambda r: r[x])
                 colour = colours[name]
                 ax.plot([r[x] for r in rs], [r[y] for r in rs], "o-", color=colour, label=f"{name} (ccsim)")
+                # The likely range of each prediction (api/run/Intervals.hpp), where the row has one for y.
+                ranged = [r for r in rs if y in r.get("intervals", {})]
+                if ranged:
+                    ax.fill_between([r[x] for r in ranged], [r["intervals"][y]["low"] for r in ranged],
+                                    [r["intervals"][y]["high"] for r in ranged], color=colour, alpha=0.12, lw=0)
                 paper = [(r[x], r["paper"][y]) for r in rs if y in r.get("paper", {})]
                 if paper:
                     ax.plot(*zip(*paper), "s", mfc="none", color=colour, label=f"{name} (paper)")
@@ -106,6 +112,10 @@ def main(path):
         for i, a in enumerate(algos):
             sel = [p for p in pts if p[2] == a]
             ax.plot([p[0] for p in sel], [p[1] for p in sel], "o", color=f"C{i % 10}", label=a)
+        for r in rows:  # each prediction's likely range, as a vertical bar
+            iv = r.get("intervals", {}).get(y)
+            if iv and y in r.get("paper", {}):
+                ax.plot([r["paper"][y]] * 2, [iv["low"], iv["high"]], color="grey", lw=0.8, alpha=0.6)
         if pts:
             lo = min(min(p[0], p[1]) for p in pts) * 0.9
             hi = max(max(p[0], p[1]) for p in pts) * 1.1

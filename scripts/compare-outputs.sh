@@ -10,7 +10,8 @@
 # JSON and CSV), `calibrate` (--nccl-tests and --steps), short `train` runs (MLP, transformer, fine-tuning with a
 # private cache), `list`, and a few rejected inputs (stderr and exit code). Wall-clock seconds are the one thing that
 # may differ between two runs of one binary: "wall_s" values in JSON and the "in X s wall" / "wall (s)" cells of
-# tables are masked before writing. Takes about two minutes on 2 cores.
+# tables are masked before writing (and the checksum of each results.jsonl line, which covers them). Takes about two
+# minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec python3 - "$@" <<'PY'
@@ -71,8 +72,9 @@ def capture(out, ccsim):
                 text = text.replace(tmp, "<tmp>")
                 with open(os.path.join(out, name + "." + dst), "w") as g:
                     if dst.endswith(".jsonl"): # one document per line, masked, in point order (points finish
-                        # in any order under --jobs 2)
-                        docs = [mask_json(json.loads(l)) for l in text.splitlines() if l.strip()]
+                        # in any order under --jobs 2); a line's checksum covers its wall seconds, so it goes too
+                        docs = [mask_json({k: v for k, v in json.loads(l).items() if k != "checksum"})
+                                for l in text.splitlines() if l.strip()]
                         g.write("".join(json.dumps(d) + "\n" for d in sorted(docs, key=lambda d: d.get("point", -1))))
                     else:
                         g.write(normalise(text))

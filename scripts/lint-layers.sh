@@ -2,7 +2,7 @@
 # Holds the code to its layers (ARCHITECTURE.md): every #include "folder/..." of a source file must point to its own
 # folder or to one the table below allows, so dependencies run one way:
 #
-#   cli/ -> api/ -> algorithms/ -> workloads/ -> numerics/ (-> numerics/cuda/)
+#   cli/, python/ -> api/ -> algorithms/ -> workloads/ -> numerics/ (-> numerics/cuda/)
 #                               -> sim/
 #   and inside api/: training/, advise/, calibration/ -> experiment/ -> run/ -> output/ -> process/
 #
@@ -28,6 +28,7 @@ declare -A allowed=(
   [api/advise]="api/experiment api/run api/output api/process algorithms sim numerics workloads"
   [api/training]="api/run api/output api/process algorithms sim numerics numerics/cuda workloads"
   [cli]="api/training api/advise api/calibration api/experiment api/run api/output api/process algorithms sim numerics numerics/cuda workloads"
+  [python]="api/training api/advise api/calibration api/experiment api/run api/output api/process algorithms sim numerics numerics/cuda workloads"
 )
 
 # The folder an include path or a file belongs to: the longest key of `allowed` it starts with.
@@ -53,7 +54,7 @@ while IFS= read -r file; do
       status=1
     fi
   done < <(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"' "$file" | sed -E 's/^([0-9]+):[^"]*"([^"]+)".*/\1:\2/')
-done < <(find numerics sim workloads algorithms api cli -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \) 2>/dev/null | sort)
+done < <(find numerics sim workloads algorithms api cli python -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \) 2>/dev/null | sort)
 
 if [ "$status" -eq 0 ]; then
   echo "lint-layers: clean"

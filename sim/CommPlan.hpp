@@ -4,6 +4,8 @@
 // per phase; the step engine decides *how* it runs on the simulated cluster. No algorithm is hard-coded
 // in sim/.
 
+#include "sim/TransformerArchitecture.hpp"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -28,6 +30,7 @@ enum class GroupKind {
   DP_INTRA_NODE,   // the data-parallel peers that share this rank's node
   DP_INTER_NODE,   // the data-parallel peers with this rank's position inside its node, one per node
   TENSOR_PARALLEL, // the tp ranks of one pipeline stage of one replica
+  EXPERT_PARALLEL, // ep consecutive data-parallel ranks that share a mixture's experts (RankLayout)
 };
 
 /// How the collective is executed. AUTO lets the topology's rule choose (sim/NcclConfig.hpp: NCCL's cost model where
@@ -87,7 +90,7 @@ struct StepPlan {
 /// What the engine tells an algorithm about one step, so it can size its messages.
 struct StepShape {
   std::uint64_t params = 0;      // model parameters (whole model)
-  std::uint64_t params_per_rank = 0; // parameters one GPU holds: params / (tp·pp)
+  std::uint64_t params_per_rank = 0; // parameters one GPU holds: params / (tp·pp), experts split over ep
   int gpus = 1;
   int dp = 1, tp = 1, pp = 1;
   int gpus_per_node = 1;
@@ -101,6 +104,9 @@ struct StepShape {
   int layers = 0;
   int tensors = 0;               // parameter tensors (layer-wise optimizers launch one kernel each)
   double grad_bytes = 2;         // bytes per gradient value in the workload's mixed-precision recipe
+  int ep = 1;                    // expert-parallel degree: each group of ep data-parallel ranks splits the experts
+  /// The workload's transformer architecture, when it gives one: model-parallel message sizes come from it.
+  std::optional<TransformerArchitecture> architecture;
   bool merge_node_pairs = false; // FAST fidelity on a cluster where sim::merge_node_pairs is exact (set by the caller)
 };
 

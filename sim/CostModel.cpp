@@ -15,8 +15,7 @@ ComputeTimes compute_times(const Topology& topo, const Workload& workload, const
     return {p->forward_s * stages, p->backward_s * stages, "profile: " + p->source};
   }
   // No measurement for this GPU: model FLOPs over the sustained rate; backward costs twice the forward.
-  const double flops = workload.flops_per_sample * static_cast<double>(shape.micro_batch) *
-                       (seq > 0 && workload.seq_len > 0 ? static_cast<double>(seq) / workload.seq_len : 1.0);
+  const double flops = workload.flops_per_sample_at(seq) * static_cast<double>(shape.micro_batch);
   const double seconds = flops / (topo.gpu.sustained_flops * shape.tp * shape.pp);
   return {seconds / 3, 2 * seconds / 3,
           fmt::format("flops: {:.3g} FLOP/sample at {:.3g} TFLOP/s sustained", workload.flops_per_sample,

@@ -22,7 +22,7 @@ std::uint64_t collective_messages(const CommOp& op, const RankLayout& layout, Fi
 
 RankLayout layout_of(const StepShape& shape)
 {
-  return RankLayout{shape.dp, shape.tp, shape.pp, shape.gpus_per_node};
+  return RankLayout{shape.dp, shape.tp, shape.pp, shape.gpus_per_node, shape.ep};
 }
 } // namespace
 

@@ -30,6 +30,16 @@ std::vector<Group> RankLayout::groups(GroupKind kind) const
       }
     return out;
   }
+  case GroupKind::EXPERT_PARALLEL: {
+    std::vector<Group> out;
+    for (const auto& g : dp_groups)
+      for (std::size_t i = 0; i < g.size(); ++i) {
+        if (i % static_cast<std::size_t>(ep) == 0)
+          out.emplace_back();
+        out.back().push_back(g[i]);
+      }
+    return out;
+  }
   case GroupKind::DP_INTRA_NODE:
   case GroupKind::DP_INTER_NODE: {
     std::vector<Group> out;

@@ -1,6 +1,8 @@
 #pragma once
 // Where each rank sits in (pipeline stage, data-parallel replica, tensor-parallel slice), Megatron's order:
 // rank = pp_index·(dp·tp) + dp_index·tp + tp_index, so tensor-parallel peers are neighbours on one node.
+// Expert parallelism splits each data-parallel group into groups of ep consecutive replicas (Megatron-Core's
+// expert-model-parallel groups, a subdivision of data parallelism): within a node when ep·tp <= gpus per node.
 
 #include "sim/Collectives.hpp"
 #include "sim/CommPlan.hpp"
@@ -12,6 +14,7 @@ namespace ccsim::sim {
 struct RankLayout {
   int dp = 1, tp = 1, pp = 1;
   int gpus_per_node = 1;
+  int ep = 1; // expert-parallel degree, dividing dp
 
   int gpus() const { return dp * tp * pp; }
   int rank(int pp_index, int dp_index, int tp_index) const { return pp_index * dp * tp + dp_index * tp + tp_index; }

@@ -1,7 +1,10 @@
 // Workload loader: model size, FLOPs and the papers' per-micro-batch compute times, validated field by field.
 #include "sim/Workload.hpp"
 
+#include "sim/ArchitectureInput.hpp"
 #include "sim/io/JsonInput.hpp"
+
+#include <fmt/format.h>
 
 #include <filesystem>
 
@@ -37,6 +40,51 @@ std::optional<double> Workload::find_optimizer(const std::string& gpu, const std
   return std::nullopt;
 }
 
+double Workload::params_held(int expert_parallel) const
+{
+  const double all = static_cast<double>(params);
+  if (!architecture || !architecture->moe() || expert_parallel <= 1)
+    return all;
+  const double experts = static_cast<double>(parameter_counts(*architecture).experts_total);
+  return all - experts + experts / expert_parallel;
+}
+
+double Workload::flops_per_sample_at(int seq) const
+{
+  if (architecture && seq > 0 && seq != seq_len)
+    return sim::flops_per_sample(*architecture, seq);
+  return flops_per_sample * (seq > 0 && seq_len > 0 ? static_cast<double>(seq) / seq_len : 1.0);
+}
+
+namespace {
+/// The family and defaults that only make sense with an architecture block: Llama and Mixtral are described by
+/// theirs (family = Hugging Face's model_type), expert parallelism shards a mixture's experts, and sequence
+/// parallelism changes the activations the architecture's formula counts.
+void read_architecture_defaults(const io::JsonObject& root, const std::optional<TransformerArchitecture>& arch,
+                                Workload& w)
+{
+  w.architecture = arch;
+  const bool moe = arch && arch->moe();
+  if ((w.family == "llama" || w.family == "mixtral") && !arch)
+    root.fail_at("family", fmt::format("{} workloads are described by an architecture block: add one", w.family));
+  if (w.family == "mixtral" && !moe)
+    root.fail_at("family", "mixtral needs architecture.experts > 1 (a dense model is family llama)");
+  if (w.family == "llama" && moe)
+    root.fail_at("family", "llama is dense: a mixture of experts (architecture.experts > 1) is family mixtral");
+  const auto d = root.object_if("defaults");
+  if (!d)
+    return;
+  w.ep = static_cast<int>(d->integer_in_or("ep", io::range::kParallelDegree, 1));
+  if (w.ep > 1 && !moe)
+    d->fail_at("ep", "expert parallelism needs a mixture of experts (architecture.experts > 1)");
+  if (moe && arch->experts % w.ep != 0)
+    d->fail_at("ep", fmt::format("{} expert-parallel ranks do not divide the {} experts", w.ep, arch->experts));
+  w.sequence_parallel = d->boolean_or("sequence_parallel", false);
+  if (w.sequence_parallel && !arch)
+    d->fail_at("sequence_parallel", "needs an architecture block (the activation formula it changes)");
+}
+} // namespace
+
 Workload load_workload(const std::string& path)
 {
   return workload_from_json(io::read_json_file(path), path);
@@ -44,14 +92,18 @@ Workload load_workload(const std::string& path)
 
 Workload workload_from_json(const nlohmann::json& doc, const std::string& path)
 {
-  const io::JsonObject root(doc, path);
+  // An architecture block implies the size fields (sim/ArchitectureInput.hpp): they are filled in, or checked where
+  // the file gives them, before the reads below.
+  const auto architecture     = read_architecture(doc, path);
+  const nlohmann::json filled = architecture ? with_architecture_fields(doc, *architecture, path) : nlohmann::json();
+  const io::JsonObject root(architecture ? filled : doc, path);
   root.allow_only({"name", "family", "params", "layers", "hidden", "heads", "seq_len", "vocab", "tensors",
-                   "flops_per_sample", "grad_bytes", "compute", "optimizer_s", "defaults"});
+                   "flops_per_sample", "grad_bytes", "compute", "optimizer_s", "defaults", "architecture"});
   Workload w;
   w.path             = path;
   w.name             = root.string_or("name", std::filesystem::path(path).stem().string());
   w.description      = root.string_or("description", "");
-  w.family           = root.choice("family", {"bert", "gpt", "swin", "deberta"});
+  w.family           = root.choice("family", {"bert", "gpt", "swin", "deberta", "llama", "mixtral"});
   w.params           = static_cast<std::uint64_t>(root.integer_in("params", io::range::kParams));
   w.layers           = static_cast<int>(root.integer_in("layers", io::range::kLayers));
   w.hidden           = static_cast<int>(root.integer_in("hidden", io::range::kHidden));
@@ -61,6 +113,13 @@ Workload workload_from_json(const nlohmann::json& doc, const std::string& path)
   w.tensors          = static_cast<int>(root.integer_in("tensors", io::range::kTensors));
   w.flops_per_sample = root.number_in("flops_per_sample", io::range::kFlopsPerSample);
   w.grad_bytes       = root.number_in_or("grad_bytes", io::range::kBytesPerValue, 2);
+  // Each value is in its range; together they must describe a model that could exist (Limits.hpp says why this bound).
+  const double s = w.seq_len, dense = 6.0 * static_cast<double>(w.params) * s + 12.0 * s * s * w.layers * w.hidden;
+  if (w.flops_per_sample > io::limits::kMaxFlopsOverDense * dense)
+    root.fail_at("flops_per_sample",
+                 fmt::format("{:.3g} is more than {:g} x the training FLOPs of a dense model of this size, 6 x params x "
+                             "seq_len + 12 x seq_len^2 x layers x hidden = {:.3g}: not a physical value",
+                             w.flops_per_sample, io::limits::kMaxFlopsOverDense, dense));
 
   if (root.has("compute")) {
     for (const auto& c : root.objects("compute")) {
@@ -89,7 +148,8 @@ Workload workload_from_json(const nlohmann::json& doc, const std::string& path)
     }
   }
   if (const auto d = root.object_if("defaults")) {
-    d->allow_only({"global_batch", "micro_batch", "tp", "pp", "micro_batches", "grad_accumulation"});
+    d->allow_only({"global_batch", "micro_batch", "tp", "pp", "micro_batches", "grad_accumulation", "ep",
+                   "sequence_parallel"});
     w.global_batch  = static_cast<std::uint64_t>(d->integer_in_or("global_batch", io::range::kBatch, 0));
     w.grad_accumulation = static_cast<int>(d->integer_in_or("grad_accumulation", io::range::kMicroBatches, 0));
     w.micro_batch   = static_cast<std::uint64_t>(d->integer_in_or("micro_batch", io::range::kBatch, 0));
@@ -106,6 +166,7 @@ Workload workload_from_json(const nlohmann::json& doc, const std::string& path)
   w.batch_source = root.string_or("source_defaults", "");
   if (const auto d = root.object_if("defaults"))
     w.batch_source = d->string_or("source", w.batch_source);
+  read_architecture_defaults(root, architecture, w);
   return w;
 }
 

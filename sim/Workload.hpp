@@ -2,6 +2,8 @@
 // A model to simulate (workloads/*.json): its size, its FLOPs, and the per-micro-batch compute times the
 // papers measured on each GPU type. Loaded once, validated with JSON paths in every error.
 
+#include "sim/TransformerArchitecture.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -28,7 +30,7 @@ struct ComputeProfile {
 struct Workload {
   std::string name;
   std::string description;
-  std::string family;            // "bert", "gpt", "swin", "deberta"
+  std::string family;            // "bert", "gpt", "swin", "deberta"; "llama", "mixtral" (Hugging Face's model_type)
   std::uint64_t params = 0;
   int layers = 0;
   int hidden = 0;
@@ -52,6 +54,20 @@ struct Workload {
   int grad_accumulation = 0;
   std::string batch_source;      // the paper sentence the batch defaults come from (source_defaults)
   std::string path;              // file it was loaded from
+  /// The transformer's description when the workload gives one (sim/TransformerArchitecture.hpp): the sizes above
+  /// are then derived from it, and memory and message sizes come from it too.
+  std::optional<TransformerArchitecture> architecture;
+  int ep = 1;                      // expert-parallel degree (defaults.ep; a mixture of experts only)
+  bool sequence_parallel = false;  // defaults.sequence_parallel: Megatron's, with tp > 1 (architecture only)
+
+  /// Parameters one expert-parallel rank holds before tensor and pipeline parallelism split them: all of a dense
+  /// model's, and 1/ep of a mixture's experts (the attention, norms, router and embeddings are replicated).
+  double params_held(int expert_parallel) const;
+  /// Training FLOPs of one sample of `seq_len` tokens: from the architecture when there is one (attention grows
+  /// with the sequence), else flops_per_sample scaled linearly from the workload's own seq_len.
+  double flops_per_sample_at(int seq_len) const;
+  /// Decoder-only language models (GPT, Llama, Mixtral): trained with Megatron's sharded data parallelism.
+  bool decoder_only() const { return family == "gpt" || family == "llama" || family == "mixtral"; }
 
   /// The profile for this GPU type, micro-batch and tensor parallelism, if the workload has one; one measured
   /// on the same software stack wins over one without a stack.

@@ -27,7 +27,7 @@ bool recomputes(const SimulationReport& r) { return r.memory.activation_recomput
 
 AdviseReport advise(const AdviseRequest& in)
 {
-  const auto work     = sim::load_workload(io::resolve_preset("workloads", in.workload, "--workload"));
+  const auto work     = load_workload(in.workload);
   const auto evidence = load_convergence_evidence(in.evidence_file);
   const auto& shape   = in.shape;
 
@@ -41,7 +41,7 @@ AdviseReport advise(const AdviseRequest& in)
     if (pipe == pipelined)
       names.push_back(a->name());
   }
-  const std::string baseline = pipelined ? "fp32-pipeline" : (work.family == "gpt" ? "megatron-dp" : "adam");
+  const std::string baseline = pipelined ? "fp32-pipeline" : (work.decoder_only() ? "megatron-dp" : "adam");
 
   // Every (algorithm, split) to simulate: the given split, or with search every candidate of api/advise/ShapeSearch.
   const bool search = in.search;
@@ -49,8 +49,7 @@ AdviseReport advise(const AdviseRequest& in)
     throw io::InputError("--micro-batch", "", "--search chooses the micro-batch: give one or the other");
   std::vector<std::pair<std::string, SimulateRequest>> todo;
   std::map<std::string, std::size_t> candidates; // per algorithm
-  const auto topo =
-      search ? sim::load_topology(io::resolve_preset("topologies", in.topology, "--topology")) : sim::Topology{};
+  const auto topo     = search ? load_topology(in.topology) : sim::Topology{};
   // The search compares splits at one global batch: the flag's, the workload's, or what its run rule gives the
   // workload's default split (a batch that grows with dp would otherwise change with the split, and with it the
   // convergence the evidence measured).
@@ -125,7 +124,7 @@ AdviseReport advise(const AdviseRequest& in)
   }
 
   AdviseReport report;
-  report.title         = fmt::format("{} on {} x {} GPUs{}", work.name, in.topology, shape.gpus,
+  report.title         = fmt::format("{} on {} x {} GPUs{}", work.name, in.topology.name, shape.gpus,
                                      search ? ", each algorithm at its fastest split" : "");
   report.workload      = work.name;
   report.baseline      = baseline;
@@ -155,6 +154,8 @@ AdviseReport advise(const AdviseRequest& in)
     RankedAlgorithm row;
     row.algorithm                = name;
     row.samples_per_s            = r.samples_per_s;
+    if (const auto iv = r.intervals.find("samples_per_s"); iv != r.intervals.end())
+      row.samples_per_s_range = iv->second;
     row.epoch_time_s             = epoch / r.samples_per_s;
     row.speedup                  = base_rate > 0 ? r.samples_per_s / base_rate : 0;
     row.inter_node_bytes_per_gpu = r.bytes_per_gpu.inter_node;
@@ -214,6 +215,10 @@ nlohmann::json to_json(const AdviseReport& report)
     nlohmann::json row = {{"algorithm", r.algorithm},
                           {"epoch_time_s", r.epoch_time_s},
                           {"samples_per_s", r.samples_per_s},
+                          {"samples_per_s_interval",
+                           {{"low", r.samples_per_s_range.low},
+                            {"high", r.samples_per_s_range.high},
+                            {"why", r.samples_per_s_range.why}}},
                           {"speedup", r.speedup},
                           {"inter_node_bytes_per_gpu", r.inter_node_bytes_per_gpu},
                           {"intra_node_bytes_per_gpu", r.intra_node_bytes_per_gpu},

@@ -6,6 +6,7 @@
 // share). Algorithms that do not reach the target are listed after those that do, never above one.
 
 #include "api/run/SimulateRequest.hpp"
+#include "api/run/SimulationReport.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -18,7 +19,7 @@
 namespace ccsim::api {
 
 struct AdviseRequest {
-  std::string topology, workload; // presets or paths
+  InputSource topology, workload; // presets or paths, or documents (a Python dict)
   /// The run's shape as given: gpus (required), global_batch, micro_batch, bandwidth_gbps.
   SimulateRequest shape;
   double epoch_samples = 1e6; // samples in one epoch (time per epoch = samples / throughput)
@@ -33,6 +34,7 @@ struct AdviseRequest {
 struct RankedAlgorithm {
   std::string algorithm;
   double epoch_time_s = 0, samples_per_s = 0, speedup = 0;
+  Interval samples_per_s_range; // its likely range (api/run/Intervals.hpp)
   double inter_node_bytes_per_gpu = 0, intra_node_bytes_per_gpu = 0;
   std::size_t phases      = 0;
   double memory_gb_per_gpu = 0;

@@ -1,5 +1,6 @@
 #include "api/advise/ConvergenceEvidence.hpp"
 
+#include "algorithms/PlanAlgorithm.hpp"
 #include "sim/io/JsonInput.hpp"
 
 #include <filesystem>
@@ -24,13 +25,23 @@ std::vector<EvidenceRow> load_convergence_evidence(const std::string& path)
   constexpr io::Range kRatio{0, 1e6, true};
   std::vector<EvidenceRow> rows;
   std::set<std::string> seen;
-  for (const auto& r : root.objects("rows")) {
+  const auto objects = root.objects("rows");
+  if (objects.empty()) // advise would rank every algorithm as "no evidence" and say nothing was wrong
+    root.fail_at("rows", "lists no algorithm");
+  // Each row is about an algorithm advise can rank; a misspelt one would silently leave the real one without evidence.
+  const auto known = [](const io::JsonObject& r, const char* key) {
+    const std::string name = r.string(key);
+    if (algorithms::find_plan_algorithm(name) == nullptr)
+      r.fail_at(key, io::echo(name) + " is not an algorithm ccsim simulates (ccsim list algorithms)");
+    return name;
+  };
+  for (const auto& r : objects) {
     r.allow_only({"algorithm", "family", "baseline", "proxy", "target_loss", "baseline_steps_to_target",
                   "steps_to_target", "converges", "steps_ratio", "final_loss", "command", "reason"});
     EvidenceRow row;
-    row.algorithm = r.string("algorithm");
+    row.algorithm = known(r, "algorithm");
     row.family    = r.string("family");
-    row.baseline  = r.string("baseline");
+    row.baseline  = known(r, "baseline");
     (void)r.string("proxy");
     (void)r.number_in("target_loss", kLoss);
     (void)r.number_in("final_loss", kLoss);

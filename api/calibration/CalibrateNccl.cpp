@@ -234,4 +234,39 @@ NcclCalibration calibrate_nccl(const NcclCalibrationRequest& req)
   return c;
 }
 
+nlohmann::json to_json(const NcclCalibration& c, const std::string& out)
+{
+  nlohmann::json rows = nlohmann::json::array(), constants = nlohmann::json::array(), logs = nlohmann::json::array();
+  for (const auto& r : c.rows)
+    rows.push_back({{"file", r.file}, {"size", r.size}, {"measured_us", r.measured_us}, {"predicted_us", r.predicted_us},
+                    {"fitted_us", r.predicted_us}, {"model_us", r.model_us}, {"error", r.error()},
+                    {"measured_busbw_gbps", r.measured_busbw}, {"predicted_busbw_gbps", r.predicted_busbw},
+                    {"algorithm", r.algorithm}, {"protocol", r.protocol}, {"bottleneck", r.bottleneck},
+                    {"flagged", r.flagged}});
+  for (const auto& k : c.constants)
+    constants.push_back({{"name", k.name}, {"pointer", k.pointer}, {"before", k.before}, {"after", k.after},
+                         {"lo", k.lo}, {"hi", k.hi}});
+  for (const auto& l : c.logs)
+    logs.push_back({{"file", l.file}, {"op", l.op}, {"op_from", l.op_from}, {"ranks", l.ranks},
+                    {"ranks_from", l.ranks_from}, {"nodes", l.nodes ? nlohmann::json(*l.nodes) : nlohmann::json(nullptr)},
+                    {"nccl_version", l.nccl_version ? nlohmann::json(*l.nccl_version) : nlohmann::json(nullptr)}});
+  nlohmann::json doc = {{"topology", out},
+                        {"model", c.nccl_model ? "nccl" : "links"},
+                        {"op", c.logs.front().op},
+                        {"ranks", c.logs.front().ranks},
+                        {"logs", logs},
+                        {"constants", constants},
+                        {"median_abs_error", c.median_abs_error},
+                        {"worst_abs_error", c.worst_abs_error},
+                        {"rms_relative_error", c.rms_relative_error},
+                        {"warnings", c.warnings},
+                        {"notes", c.notes},
+                        {"rows", rows}};
+  if (!c.nccl_model) {
+    doc["effective_gbps"] = c.gbps;
+    doc["latency_us"]     = c.latency_us;
+  }
+  return doc;
+}
+
 } // namespace ccsim::api

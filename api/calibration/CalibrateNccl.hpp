@@ -13,6 +13,8 @@
 #include "api/calibration/NcclFit.hpp"
 #include "sim/Collectives.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -64,5 +66,10 @@ struct NcclCalibration {
 
 /// Fits, writes `out` and returns the fit. Bad input throws io::InputError naming the flag or file.
 NcclCalibration calibrate_nccl(const NcclCalibrationRequest& request);
+
+/// `calibrate --nccl-tests --format json`'s document: the logs read, the fitted constants (the NCCL model's, or the
+/// links' effective_gbps and latency_us), warnings, the fit's errors and every size's measured and replayed time,
+/// busbw and algorithm; `out` is the topology written.
+nlohmann::json to_json(const NcclCalibration& fit, const std::string& out);
 
 } // namespace ccsim::api

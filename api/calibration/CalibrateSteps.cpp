@@ -71,4 +71,12 @@ StepsCalibration calibrate_steps(const std::string& topo_path, const std::string
   return result;
 }
 
+nlohmann::json to_json(const StepsCalibration& r, const std::string& out)
+{
+  nlohmann::json fitted = nlohmann::json::array();
+  for (std::size_t c = 0; c < r.constants.size(); ++c)
+    fitted.push_back({{"pointer", r.constants[c]}, {"before", r.before[c]}, {"after", r.after[c]}});
+  return {{"topology", out}, {"constants", fitted}, {"rms_log_error", r.rms_log_error}, {"rows", r.rows}};
+}
+
 } // namespace ccsim::api

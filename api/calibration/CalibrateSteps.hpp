@@ -23,4 +23,8 @@ struct StepsCalibration {
 StepsCalibration calibrate_steps(const std::string& topo_path, const std::string& steps_file,
                                  const std::vector<std::string>& constants, int jobs, const std::string& out);
 
+/// `calibrate --steps --format json`'s document: each constant before and after, the rms log error and every row;
+/// `out` is the topology written.
+nlohmann::json to_json(const StepsCalibration& fit, const std::string& out);
+
 } // namespace ccsim::api

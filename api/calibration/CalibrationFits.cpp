@@ -25,6 +25,23 @@ std::string constant_problem(const nlohmann::json& topo, const std::string& topo
   }
   if (!topo.contains(p) || !topo.at(p).is_number() || !(topo.at(p).get<double>() > 0))
     return fmt::format("{} is not a positive number in {}", io::echo(pointer), topo_path);
+  // A physical constant carries its unit in its key (topologies/SCHEMA.md: *_gbps, *_us, ...), or in the object that
+  // holds it (gpu.kernel_gbps.<kernel>). Counts and structure (gpus_per_node, max_nodes, nic.count) are not
+  // measured: a fit would make them fractional (4 GPUs per node refitted to 2.001).
+  const auto physical = [](const std::string& key) {
+    for (const char* unit : {"_gbps", "_tflops", "_us", "_ms", "_s", "_gb", "_efficiency"}) {
+      const std::string u(unit);
+      if (key.size() > u.size() && key.compare(key.size() - u.size(), u.size(), u) == 0)
+        return true;
+    }
+    return false;
+  };
+  const std::string key = p.back();
+  const std::string holder = p.parent_pointer().empty() ? "" : p.parent_pointer().back();
+  if (!physical(key) && !physical(holder))
+    return fmt::format("{} is not a physical constant (a rate, time, capacity or efficiency whose key names its "
+                       "unit: *_gbps, *_tflops, *_us, *_ms, *_s, *_gb, *_efficiency); counts and structure are not fitted",
+                       io::echo(pointer));
   return "";
 }
 

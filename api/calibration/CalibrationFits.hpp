@@ -19,8 +19,9 @@ struct CalibrationFit {
   bool every_point = false;
 };
 
-/// Why `pointer` cannot be fitted in the topology JSON `topo` (read from topo_path): not a JSON pointer, or not a
-/// positive number there. Empty when it can.
+/// Why `pointer` cannot be fitted in the topology JSON `topo` (read from topo_path): not a JSON pointer, not a
+/// positive number there, or not a physical constant (its key, or its object's, names no unit: gpus_per_node). Empty
+/// when it can. calibrate --steps and the fits file of validate both ask it.
 std::string constant_problem(const nlohmann::json& topo, const std::string& topo_path, const std::string& pointer);
 
 /// The default fits file: <data dir>/experiments/calibration/fits.json.

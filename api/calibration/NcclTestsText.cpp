@@ -210,6 +210,10 @@ NcclTestsTable parse_nccl_tests(const std::string& text, const std::string& path
         break; // rows again after other lines, smaller: a second block
       throw io::InputError(path, fmt::format("line {}", number), "sizes must grow from row to row");
     }
+    if (table.rows.size() == io::limits::kMaxNcclTestsRows)
+      throw io::InputError(path, fmt::format("line {}", number),
+                           fmt::format("more than {} rows: the limit (nccl-tests prints one row per size)",
+                                       io::limits::kMaxNcclTestsRows));
     table.rows.push_back(std::move(r));
     gap = false;
   }

@@ -13,7 +13,8 @@
 // count are inferred from the table (busbw / algbw is nccl-tests' bus factor: 2(n-1)/n for all_reduce, (n-1)/n for
 // all_gather, reduce_scatter and alltoall, 1 for sendrecv) and the table says how it inferred them.
 //
-// One pass over the text, no regular expressions: a 100,000-row file reads in well under a second.
+// One pass over the text, no regular expressions. At most io::limits::kMaxNcclTestsRows rows: a fit simulates every
+// row at each iteration.
 
 #include <cstdint>
 #include <optional>
@@ -44,7 +45,8 @@ struct NcclTestsTable {
 };
 
 /// Parses `path`. A row that does not parse is an io::InputError "FILE: line N: what is wrong". Only the first block of
-/// rows is read (a file of several blocks, one per rank count or collective, ends the block at the next header).
+/// rows is read (a file of several blocks, one per rank count or collective, ends the block at the next header). At
+/// most io::limits::kMaxNcclTestsRows rows.
 NcclTestsTable read_nccl_tests(const std::string& path);
 
 /// The same on text already in memory; `where` names it in errors.

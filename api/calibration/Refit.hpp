@@ -38,6 +38,8 @@ public:
   {
     return engine_.minimise_log_error(use, std::move(start));
   }
+  /// The configuration a row was measured in (with the preset's topology, by name).
+  const SimulateRequest& request(const FitRow& row) const { return tables_[row.table].points[row.point].request; }
   /// Simulations run so far (every evaluation of every point).
   std::size_t simulations() const { return engine_.evaluations() * points_; }
 

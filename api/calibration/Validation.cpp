@@ -4,18 +4,35 @@
 #include "api/calibration/CalibrationFits.hpp"
 #include "api/calibration/Refit.hpp"
 #include "api/output/Statistics.hpp"
+#include "api/run/Intervals.hpp"
+#include "api/run/ResolvedRun.hpp"
 #include "sim/io/JsonInput.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 namespace ccsim::api {
 
 namespace {
 nlohmann::json number_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+
+/// The regime a calibration row's prediction was made in: its request resolved with the preset's constants (what a
+/// user's run on the preset compares against).
+Regime row_regime(const SimulateRequest& request, const std::string& topology)
+{
+  const auto run = resolve_run(request);
+  return {topology,
+          run.work.name,
+          run.algo->name(),
+          run.shape.gpus,
+          run.shape.tp,
+          run.shape.pp,
+          run.topo.node_uplink_bytes_per_s() * 8 / 1e9};
+}
 } // namespace
 
 ValidationResult validate_fits(const ValidationRequest& req)
@@ -31,6 +48,7 @@ ValidationResult validate_fits(const ValidationRequest& req)
       throw io::InputError("--topology", "", fmt::format("{} has no fit in {}", io::echo(want), fits_path));
   }
 
+  ValidationResult result;
   nlohmann::json report = nlohmann::json::array();
   std::size_t simulations = 0;
   for (std::size_t k = 0; k < fits.size(); ++k) {
@@ -106,6 +124,18 @@ ValidationResult validate_fits(const ValidationRequest& req)
                         {"leave_table_out_median_abs_error_pct", number_or_null(median_abs(e_loto))},
                         {"leave_row_out_median_abs_error_pct", number_or_null(median_abs(e_loro))}});
     }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      // The row's out-of-sample error, as far out of sample as validate got, and the regime it was made in.
+      ErrorRow e;
+      e.regime = row_regime(refit.request(rows[i]), fit.topology);
+      e.table  = fit.tables[rows[i].table];
+      e.label  = rows[i].label;
+      e.metric = rows[i].metric;
+      e.kind   = std::isfinite(loro[i]) ? "leave_row_out" : std::isfinite(loto[i]) ? "leave_table_out" : "in_sample";
+      e.error_pct = error_pct(e.kind == "leave_row_out" ? loro[i] : e.kind == "leave_table_out" ? loto[i] : in_pred[i],
+                              rows[i].paper);
+      result.errors.rows.push_back(e);
+    }
     for (std::size_t i = 0; i < rows.size(); ++i)
       row_docs.push_back({{"table", fit.tables[rows[i].table]},
                           {"label", rows[i].label},
@@ -133,13 +163,48 @@ ValidationResult validate_fits(const ValidationRequest& req)
       all_loto.push_back(err("leave_table_out"));
       all_loro.push_back(err("leave_row_out"));
     }
-  ValidationResult result;
   result.values      = all_in.size();
   result.simulations = simulations;
   result.median_abs_error_pct_leave_row_out   = median_abs(all_loro);
   result.median_abs_error_pct_leave_table_out = median_abs(all_loto);
   result.median_abs_error_pct_in_sample       = median_abs(all_in);
+  // How often the truth fell inside the interval a simulation would have reported, each row judged by an interval
+  // made without it (api/run/Intervals.hpp's rule over the other rows' errors): out of sample twice over.
+  std::map<std::string, std::vector<double>> widths, inside; // by table
+  std::vector<double> all_widths, all_inside;
+  nlohmann::json coverage_rows = nlohmann::json::array();
+  for (const auto& e : result.errors.rows) {
+    if (e.kind == "in_sample" || !std::isfinite(e.error_pct))
+      continue;
+    const auto w = half_width(result.errors, e.regime, metric_kind(e.metric), [&](const ErrorRow& other) {
+      return other.regime.topology == e.regime.topology && other.table == e.table && other.label == e.label;
+    });
+    const bool in = std::abs(e.error_pct) / 100 <= w.h;
+    const std::string key = e.regime.topology + " " + e.table;
+    widths[key].push_back(100 * w.h);
+    inside[key].push_back(in ? 100 : 0);
+    all_widths.push_back(100 * w.h);
+    all_inside.push_back(in ? 100 : 0);
+  }
+  auto mean = [](const std::vector<double>& v) {
+    double sum = 0;
+    for (const double x : v)
+      sum += x;
+    return v.empty() ? std::nan("") : sum / static_cast<double>(v.size());
+  };
+  for (auto& f : report)
+    for (auto& t : f["tables"]) {
+      const std::string key = f["topology"].get<std::string>() + " " + t["table"].get<std::string>();
+      t["interval_coverage_pct"]          = number_or_null(mean(inside[key]));
+      t["median_interval_half_width_pct"] = number_or_null(median_abs(widths[key]));
+    }
+  result.interval_coverage_pct          = mean(all_inside);
+  result.median_interval_half_width_pct = median_abs(all_widths);
   result.document = {{"fits_file", fits_path},
+                     {"intervals",
+                      {{"values", all_inside.size()},
+                       {"coverage_pct", number_or_null(result.interval_coverage_pct)},
+                       {"median_half_width_pct", number_or_null(result.median_interval_half_width_pct)}}},
                               {"simulations", simulations},
                               {"median_abs_error_pct",
                                {{"leave_row_out", number_or_null(median_abs(all_loro))},

@@ -6,6 +6,8 @@
 // time. A constant only one table supports cannot be tested by leaving that table out; the report says so instead of
 // inventing a number.
 
+#include "api/run/PredictionErrors.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -31,6 +33,10 @@ struct ValidationResult {
   ///    paper, preset, in_sample, leave_table_out, leave_row_out}]}]}; null where there is no number.
   nlohmann::json document;
   std::size_t values = 0, simulations = 0;
+  /// Every row's out-of-sample error with its regime: what `--errors-out` writes and simulations draw intervals from.
+  PredictionErrors errors;
+  /// The share of rows whose paper value fell inside the interval made without them, and the median half-width.
+  double interval_coverage_pct = 0, median_interval_half_width_pct = 0;
   double median_abs_error_pct_leave_row_out = 0, median_abs_error_pct_leave_table_out = 0,
          median_abs_error_pct_in_sample = 0; // NaN where there is none
 };

@@ -80,7 +80,11 @@ std::vector<std::string> with(std::vector<std::string> v, std::initializer_list<
 
 Experiment load_experiment(const std::string& path)
 {
-  const auto doc = io::read_json_file(path);
+  return experiment_from_json(io::read_json_file(path), path);
+}
+
+Experiment experiment_from_json(const nlohmann::json& doc, const std::string& path)
+{
   const io::JsonObject root(doc, path);
   root.allow_only({"name", "base", "rows", "axes", "baseline", "figure"});
   Experiment e;

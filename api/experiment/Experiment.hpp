@@ -32,5 +32,8 @@ struct Experiment {
 
 /// Reads, validates and expands an experiment file; errors are io::InputError "FILE: /json/path: problem".
 Experiment load_experiment(const std::string& path);
+/// The same for a document held in memory (a Python dict); `path` is what errors call it and where the default name
+/// comes from (its stem).
+Experiment experiment_from_json(const nlohmann::json& doc, const std::string& path);
 
 } // namespace ccsim::api

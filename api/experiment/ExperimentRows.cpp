@@ -72,7 +72,10 @@ void write_results_csv(const std::filesystem::path& file, const std::vector<nloh
   cols.push_back("label");
   for (const auto& m : known_metrics())
     cols.push_back(m);
-  cols.insert(cols.end(), {"speedup", "scaling_efficiency"});
+  cols.insert(cols.end(), {"speedup", "scaling_efficiency", "memory_gb_per_gpu", "fits_memory"});
+  // Each headline metric's likely range (api/run/Intervals.hpp): <metric>_low and <metric>_high.
+  for (const char* m : {"samples_per_s", "step_time_s", "tflops_per_gpu", "allreduce_ms"})
+    cols.insert(cols.end(), {std::string(m) + "_low", std::string(m) + "_high"});
   for (const auto& m : paper_metrics(rows))
     cols.insert(cols.end(), {"paper_" + m, "predicted_" + m, "error_pct_" + m});
   cols.push_back("error");
@@ -80,7 +83,13 @@ void write_results_csv(const std::filesystem::path& file, const std::vector<nloh
   for (const auto& r : rows) {
     std::vector<std::string> cells;
     for (const auto& c : cols) {
-      if (c.rfind("paper_", 0) == 0 || c.rfind("predicted_", 0) == 0 || c.rfind("error_pct_", 0) == 0) {
+      const bool bound = c.size() > 4 && (c.ends_with("_low") || c.ends_with("_high"));
+      if (bound) {
+        const auto under = c.rfind('_');
+        const std::string metric = c.substr(0, under), end = c.substr(under + 1);
+        const bool has = r.contains("intervals") && r["intervals"].contains(metric);
+        cells.push_back(has ? cell(r["intervals"][metric][end]) : "");
+      } else if (c.rfind("paper_", 0) == 0 || c.rfind("predicted_", 0) == 0 || c.rfind("error_pct_", 0) == 0) {
         const auto under = c.find('_', c.rfind("error_pct_", 0) == 0 ? 6 : 0);
         const std::string group = c.substr(0, under), metric = c.substr(under + 1);
         cells.push_back(r.contains(group) && r[group].contains(metric) ? cell(r[group][metric]) : "");
@@ -122,6 +131,11 @@ std::vector<nlohmann::json> assemble_rows(const Experiment& e, const std::vector
     const SimulationReport& doc = *result.report;
     for (const auto& m : known_metrics())
       row[m] = metric_value(doc, m);
+    row["memory_gb_per_gpu"] = doc.memory_gb_per_gpu;
+    row["fits_memory"]       = doc.memory.fits;
+    row["intervals"]         = nlohmann::json::object();
+    for (const auto& [metric, iv] : doc.intervals)
+      row["intervals"][metric] = {{"low", iv.low}, {"high", iv.high}};
     row["phases"] = nlohmann::json::array();
     for (const auto& p : doc.phases)
       row["phases"].push_back(to_json(p));
@@ -144,7 +158,8 @@ std::vector<nlohmann::json> assemble_rows(const Experiment& e, const std::vector
   // A row's configuration alone (its axes), without results, for matching comparable rows.
   auto axes_of = [](const nlohmann::json& r) {
     nlohmann::json axes = r;
-    for (const char* k : {"label", "error", "phases", "paper", "predicted", "error_pct", "speedup", "scaling_efficiency"})
+    for (const char* k : {"label", "error", "phases", "paper", "predicted", "error_pct", "speedup", "scaling_efficiency",
+                          "memory_gb_per_gpu", "fits_memory", "intervals"})
       axes.erase(k);
     for (const auto& m : known_metrics())
       axes.erase(m);

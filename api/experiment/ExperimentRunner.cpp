@@ -75,7 +75,7 @@ RunOutcome run_points(const Experiment& e, const RunnerOptions& opt)
     mine.push_back(i);
   for (const auto i : mine) {
     if (i < opt.known.size() && opt.known[i])
-      results[i].report = opt.known[i]; // resumed: done before this run
+      results[i] = *opt.known[i]; // resumed, or found unable to run before the run
     else
       todo.push_back(i);
   }

@@ -17,8 +17,9 @@ namespace ccsim::api {
 struct RunnerOptions {
   int jobs = 1;
   bool keep_going = false; // run every point even after one fails (else stop launching at the first failure)
-  /// Results known already (--resume), by point index: a set entry is used as is and not run. Empty: none.
-  std::vector<std::optional<SimulationReport>> known;
+  /// Results known already, by point index: a set entry is used as is and not run (a stored report under --resume,
+  /// or the input error of a point that cannot run, found before the run). Empty: none.
+  std::vector<std::optional<PointResult>> known;
   /// How far this rank is: `finished` counts its known points too, of `total` (its share); `resumed` of them were
   /// known before the run; `running` and `failed` as the pool says. Rank 0 only.
   std::function<void(std::size_t finished, std::size_t total, std::size_t resumed, std::size_t running,

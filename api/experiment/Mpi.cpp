@@ -66,4 +66,16 @@ void mpi_finish()
 #endif
 }
 
+bool mpi_rank0_flag(bool value)
+{
+#ifdef CCSIM_HAVE_MPI
+  if (mpi_size() > 1) {
+    int v = value ? 1 : 0;
+    MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return v != 0;
+  }
+#endif
+  return value;
+}
+
 } // namespace ccsim::api

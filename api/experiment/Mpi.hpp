@@ -9,5 +9,7 @@ bool mpi_active();
 int mpi_rank();
 int mpi_size();
 void mpi_finish();
+/// Rank 0's `value`, on every rank (a broadcast; `value` itself without MPI). Every rank must call it.
+bool mpi_rank0_flag(bool value);
 
 } // namespace ccsim::api

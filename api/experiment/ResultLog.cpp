@@ -1,9 +1,12 @@
 // JSON-lines result logs: O_APPEND and one write() per line, so concurrent appends never interleave within a line
-// and a kill can tear at most the last one (which the reader skips).
+// and a kill can tear at most the last one (which the reader skips). Every line is sealed with a checksum and checked
+// again when --resume reads it.
 #include "api/experiment/ResultLog.hpp"
 
-#include "api/run/ReportJson.hpp"
+#include "api/output/Checksum.hpp"
 #include "api/output/OutputFile.hpp"
+#include "api/run/ReportChecks.hpp"
+#include "api/run/ReportJson.hpp"
 #include "api/process/WriteFully.hpp"
 #include "sim/io/JsonInput.hpp"
 
@@ -13,6 +16,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ccsim::api {
@@ -52,11 +56,26 @@ std::vector<fs::path> rank_logs(const fs::path& dir)
   return out;
 }
 
-ResultLog::ResultLog(const fs::path& file, bool fresh) : path_(file)
+nlohmann::json sealed_line(nlohmann::json line)
 {
-  fd_ = open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (fresh ? O_TRUNC : 0), 0644);
+  line.erase("checksum");
+  line["checksum"] = fmt::format("{:016x}", fnv1a64(io::dump_json(line)));
+  return line;
+}
+
+ResultLog::ResultLog(const fs::path& file) : path_(file)
+{
+  // O_NONBLOCK: opening a FIFO for writing must not wait for a reader; fstat then refuses it.
+  refuse_non_regular(file, "--out");
+  fd_ = open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
   if (fd_ < 0)
     throw io::InputError("--out", "", fmt::format("cannot write {}: {}", io::echo(file.string()), std::strerror(errno)));
+  struct stat st {};
+  if (fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd_);
+    fd_ = -1;
+    throw io::InputError("--out", "", fmt::format("{} is not a regular file", io::echo(file.string())));
+  }
 }
 
 ResultLog::~ResultLog()
@@ -67,34 +86,96 @@ ResultLog::~ResultLog()
 
 void ResultLog::append(const nlohmann::json& line)
 {
-  if (!write_fully(fd_, io::dump_json(line) + "\n"))
+  append_text(io::dump_json(line));
+}
+
+void ResultLog::append_text(const std::string& line)
+{
+  if (!write_fully(fd_, line + "\n"))
     throw io::InputError("--out", "", fmt::format("cannot write {}: {}", io::echo(path_.string()), std::strerror(errno)));
 }
 
-std::map<std::string, SimulationReport> read_result_logs(const std::vector<fs::path>& files, std::size_t& unreadable)
+namespace {
+/// Why a parsed line with a result cannot be reused ("" when it can); fills `report`. The report's own checks come
+/// first, so an edited value is named ("implausible: samples_per_s -1 is not positive") before the checksum that an
+/// edit breaks too.
+std::string line_problem(const nlohmann::json& line, SimulationReport& report)
 {
-  std::map<std::string, SimulationReport> out;
+  const auto result = line.find("result");
+  if (result == line.end())
+    return "no result";
+  try {
+    report = report_from_json(*result);
+  } catch (const std::exception& e) { // not a whole report
+    return fmt::format("incomplete result: {}", e.what());
+  }
+  if (const std::string problem = check_report(report); !problem.empty())
+    return "implausible: " + problem;
+  const auto config = line.find("config");
+  if (config == line.end() || !config->is_object())
+    return "no config";
+  if (fmt::format("{:016x}", fnv1a64(io::dump_json(*config))) != line["config_hash"].get<std::string>())
+    return "config hash mismatch";
+  const auto sum = line.find("checksum");
+  if (sum == line.end())
+    return "no checksum";
+  if (!sum->is_string() || *sum != sealed_line(line)["checksum"])
+    return "checksum mismatch";
+  return "";
+}
+
+/// The claimed config hash of a line that is a JSON object naming one, else "".
+std::string claimed_hash(const nlohmann::json& line)
+{
+  if (!line.is_object())
+    return "";
+  const auto h = line.find("config_hash");
+  return h != line.end() && h->is_string() ? h->get<std::string>() : "";
+}
+} // namespace
+
+StoredResults read_result_logs(const std::vector<fs::path>& files)
+{
+  StoredResults out;
   for (const auto& file : files) {
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(file, ec)) && !fs::exists(file, ec))
+      continue;
+    refuse_non_regular(file, "--resume");
     std::ifstream in(file);
+    std::size_t number = 0;
     for (std::string text; std::getline(in, text);) {
+      ++number;
       if (text.empty())
         continue;
-      const auto line = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-      if (!line.is_object() || !line.contains("config_hash") || !line["config_hash"].is_string()) {
-        ++unreadable;
+      // Strictly, through the one JSON reader: a key given twice is an edit, not a line ccsim wrote.
+      nlohmann::json line;
+      try {
+        line = io::parse_json_text(text, fmt::format("{}: line {}", file.string(), number));
+      } catch (const io::InputError& e) {
+        // A problem at a JSON pointer (a key given twice) is in valid JSON text, which says which point it claims;
+        // anything else (torn by a kill, truncated, garbage, too deep) cannot be read at all.
+        const auto loose = e.pointer().empty() ? nlohmann::json() : nlohmann::json::parse(text, nullptr, false);
+        if (const std::string hash = claimed_hash(loose); !hash.empty())
+          out.rejected.push_back({hash, "invalid line: " + e.pointer() + ": " + e.problem()});
+        else
+          ++out.unreadable;
+        continue;
+      }
+      const std::string hash = claimed_hash(line);
+      if (hash.empty()) {
+        ++out.unreadable;
         continue;
       }
       if (line.contains("error"))
         continue; // a failed point runs again
-      if (!line.contains("result")) {
-        ++unreadable;
+      StoredLine stored;
+      if (const std::string problem = line_problem(line, stored.report); !problem.empty()) {
+        out.rejected.push_back({hash, problem});
         continue;
       }
-      try {
-        out[line["config_hash"].get<std::string>()] = report_from_json(line["result"]);
-      } catch (const std::invalid_argument&) { // not a whole report (a hand edit)
-        ++unreadable;
-      }
+      stored.line = std::move(line);
+      out.by_hash[hash].push_back(std::move(stored));
     }
   }
   return out;
@@ -105,14 +186,16 @@ void merge_rank_logs(const fs::path& dir)
   const auto parts = rank_logs(dir);
   if (parts.empty())
     return;
-  ResultLog merged(merged_log_path(dir), /*fresh=*/false);
+  ResultLog merged(merged_log_path(dir));
   for (const auto& part : parts) {
+    refuse_non_regular(part, "--out");
     std::ifstream in(part);
     for (std::string text; std::getline(in, text);) {
-      // Whole lines only: a line torn by a kill would corrupt the line after it in the merged file.
+      // Whole lines only: a line torn by a kill would corrupt the line after it in the merged file. Copied as they
+      // are, so their checksums still say whether they were touched.
       const auto line = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
       if (line.is_object())
-        merged.append(line);
+        merged.append_text(text);
     }
   }
   // Removed only once every line is in results.jsonl: a kill during the merge leaves duplicates, never losses.

@@ -33,25 +33,84 @@ bool looks_numeric(const std::string& s)
 }
 } // namespace
 
-void Table::print(std::ostream& out) const
+std::vector<std::string> wrap(const std::string& text, std::size_t width)
 {
-  std::vector<std::size_t> width(headers_.size());
-  for (std::size_t c = 0; c < headers_.size(); ++c) {
+  std::vector<std::string> lines;
+  std::string rest = text;
+  while (rest.size() > width) {
+    std::size_t cut = rest.rfind(' ', width);
+    if (cut == std::string::npos || cut == 0)
+      cut = width; // no space to break at: a hard break
+    lines.push_back(rest.substr(0, cut));
+    rest = rest.substr(cut);
+    if (!rest.empty() && rest.front() == ' ')
+      rest.erase(0, 1);
+  }
+  lines.push_back(rest);
+  return lines;
+}
+
+std::string wrap_text(const std::string& text, std::size_t width)
+{
+  if (width == 0)
+    return text;
+  std::string out;
+  for (const auto& piece : wrap(text, width))
+    out += (out.empty() ? "" : "\n") + piece;
+  return out;
+}
+
+void Table::print(std::ostream& out, std::size_t max_width) const
+{
+  const std::size_t n = headers_.size();
+  std::vector<std::size_t> width(n);
+  for (std::size_t c = 0; c < n; ++c) {
     width[c] = headers_[c].size();
     for (const auto& row : rows_)
       width[c] = std::max(width[c], row[c].size());
   }
+  // Too wide: narrow the widest column one character at a time (never below 10, or its widest number) until the
+  // table fits; cells and headers of a narrowed column wrap onto more lines.
+  std::vector<std::size_t> floor(n, 10);
+  for (std::size_t c = 0; c < n; ++c)
+    for (const auto& row : rows_)
+      if (looks_numeric(row[c]))
+        floor[c] = std::max(floor[c], row[c].size());
+  auto total = [&] {
+    std::size_t sum = 2 * (n - 1);
+    for (const auto w : width)
+      sum += w;
+    return sum;
+  };
+  while (max_width > 0 && total() > max_width) {
+    std::size_t widest = n;
+    for (std::size_t c = 0; c < n; ++c)
+      if (width[c] > floor[c] && (widest == n || width[c] > width[widest]))
+        widest = c;
+    if (widest == n)
+      break; // every column is at its floor: print as narrow as it gets
+    --width[widest];
+  }
   auto line = [&](const std::vector<std::string>& cells, bool header) {
-    std::string text;
-    for (std::size_t c = 0; c < cells.size(); ++c) {
-      const bool right = !header && looks_numeric(cells[c]);
-      text += right ? fmt::format("{:>{}}", cells[c], width[c]) : fmt::format("{:<{}}", cells[c], width[c]);
-      if (c + 1 < cells.size())
-        text += "  ";
+    std::vector<std::vector<std::string>> pieces(n);
+    std::size_t lines = 1;
+    for (std::size_t c = 0; c < n; ++c) {
+      pieces[c] = wrap(cells[c], width[c]);
+      lines     = std::max(lines, pieces[c].size());
     }
-    while (!text.empty() && text.back() == ' ')
-      text.pop_back();
-    out << text << '\n';
+    for (std::size_t l = 0; l < lines; ++l) {
+      std::string text;
+      for (std::size_t c = 0; c < n; ++c) {
+        const std::string piece = l < pieces[c].size() ? pieces[c][l] : "";
+        const bool right        = !header && looks_numeric(cells[c]);
+        text += right ? fmt::format("{:>{}}", piece, width[c]) : fmt::format("{:<{}}", piece, width[c]);
+        if (c + 1 < n)
+          text += "  ";
+      }
+      while (!text.empty() && text.back() == ' ')
+        text.pop_back();
+      out << text << '\n';
+    }
   };
   line(headers_, true);
   std::vector<std::string> rule;

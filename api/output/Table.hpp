@@ -11,7 +11,9 @@ class Table {
 public:
   explicit Table(std::vector<std::string> headers);
   void add_row(std::vector<std::string> cells); // must have one cell per header
-  void print(std::ostream& out) const;           // aligned text; numeric-looking cells right-aligned
+  /// Aligned text, numeric-looking cells right-aligned. With `max_width` > 0 a table wider than that narrows its
+  /// widest columns (to 10 characters at least, never cutting a number) and wraps their cells onto more lines.
+  void print(std::ostream& out, std::size_t max_width = 0) const;
   void print_csv(std::ostream& out) const;       // RFC 4180 quoting
   std::size_t rows() const { return rows_.size(); }
 
@@ -19,6 +21,11 @@ private:
   std::vector<std::string> headers_;
   std::vector<std::vector<std::string>> rows_;
 };
+
+/// `text` cut into lines of at most `width` characters, at spaces where it can (a word longer than that is cut).
+std::vector<std::string> wrap(const std::string& text, std::size_t width);
+/// The same joined with newlines; `width` 0 leaves the text as it is.
+std::string wrap_text(const std::string& text, std::size_t width);
 
 /// Formats a number with `digits` significant digits, without trailing noise ("1.23e+04" avoided below 1e9).
 std::string format_number(double value, int digits = 4);

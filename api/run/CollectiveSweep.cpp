@@ -124,4 +124,32 @@ CollectiveTable run_collective_bench(const sim::Topology& topo, const algorithms
   return out;
 }
 
+nlohmann::json to_json(const CollectiveTable& table, const algorithms::CollectiveBench& bench, const sim::Topology& topo,
+                       const std::vector<int>& rank_counts, sim::Fidelity fidelity)
+{
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : table.rows)
+    rows.push_back({{"ranks", r.ranks},
+                    {"size", r.size},
+                    {"count", r.size / 4},
+                    {"type", "float"},
+                    {"redop", bench.nccl_redop},
+                    {"root", -1},
+                    {"time_us", r.time_us},
+                    {"algbw_gbps", r.algbw_gbytes_per_s},
+                    {"busbw_gbps", r.busbw_gbytes_per_s},
+                    {"algorithm", r.algorithm},
+                    {"protocol", r.protocol},
+                    {"bottleneck", r.bottleneck},
+                    {"model_us", r.model_us}});
+  return {{"op", bench.name},
+          {"topology", topo.name},
+          {"gpus", rank_counts},
+          {"gpus_per_node", topo.gpus_per_node},
+          {"fidelity", fidelity == sim::Fidelity::EXACT ? "exact" : "fast"},
+          {"rows", rows},
+          {"avg_busbw_gbps", table.avg_busbw_gbytes_per_s},
+          {"sim", {{"wall_s", table.wall_s}, {"events", table.events}}}};
+}
+
 } // namespace ccsim::api

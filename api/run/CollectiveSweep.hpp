@@ -9,6 +9,8 @@
 #include "sim/StepEngine.hpp"
 #include "sim/Topology.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -70,5 +72,12 @@ CollectiveTable run_collective_bench(const sim::Topology& topo, const algorithms
                                      sim::Fidelity fidelity, bool with_kernels,
                                      const std::function<void(int ranks, std::uint64_t done, std::uint64_t total)>&
                                          on_progress = {});
+
+/// `ccsim collective --format json`'s document: the op, topology and rank counts, one row per (ranks, size) with
+/// nccl-tests' columns (size, count, type, redop, root, time_us, algbw_gbps, busbw_gbps) and what ran (algorithm,
+/// protocol, bottleneck, the model's idle-cluster time model_us), the average bus bandwidth,
+/// and the simulator's wall time and events.
+nlohmann::json to_json(const CollectiveTable& table, const algorithms::CollectiveBench& bench, const sim::Topology& topo,
+                       const std::vector<int>& rank_counts, sim::Fidelity fidelity);
 
 } // namespace ccsim::api

@@ -106,6 +106,8 @@ json to_json(const SimulationReport& r)
                    {"compute_source", c.compute_source},
                    {"forward_ms_per_micro_batch", c.forward_ms_per_micro_batch},
                    {"backward_ms_per_micro_batch", c.backward_ms_per_micro_batch}};
+  if (c.ep)
+    config["ep"] = *c.ep;
   if (c.stragglers)
     config["stragglers"] = {{"compute_factor", c.stragglers->compute_factor},
                             {"kernel_factor", c.stragglers->kernel_factor},
@@ -136,6 +138,17 @@ json to_json(const SimulationReport& r)
               {"phases", phases},
               {"config", config},
               {"sim", {{"wall_s", r.wall_s}, {"events", r.events}, {"fidelity", r.fidelity}}}};
+  if (r.model)
+    doc["model"] = {{"params", r.model->params},
+                    {"active_params", r.model->active_params},
+                    {"tensors", r.model->tensors},
+                    {"attention_flops", r.model->attention_flops},
+                    {"flops_per_sample",
+                     {{"counted", r.model->flops_per_sample},
+                      {"causal", r.model->flops_per_sample_causal},
+                      {"full", r.model->flops_per_sample_full},
+                      {"no_attention", r.model->flops_per_sample_no_attention}}},
+                    {"activation_bytes_per_layer", r.model->activation_bytes_per_layer}};
   if (r.ranks_idle_s)
     doc["ranks_idle_s"] = *r.ranks_idle_s;
   if (r.links) {
@@ -144,6 +157,9 @@ json to_json(const SimulationReport& r)
       links.push_back({{"link", l.link}, {"bytes", l.bytes}, {"utilisation", l.utilisation}});
     doc["links"] = links;
   }
+  doc["intervals"] = nlohmann::json::object();
+  for (const auto& [metric, iv] : r.intervals)
+    doc["intervals"][metric] = {{"low", iv.low}, {"high", iv.high}, {"why", iv.why}};
   if (r.links_over_time)
     doc["links_over_time"] = *r.links_over_time;
   if (r.trace)
@@ -214,6 +230,8 @@ SimulationReport report_from_json(const json& doc)
   k.dp           = integer<int>(c, "dp", cw);
   k.tp           = integer<int>(c, "tp", cw);
   k.pp           = integer<int>(c, "pp", cw);
+  if (c.contains("ep"))
+    k.ep = integer<int>(c, "ep", cw);
   k.global_batch = integer<std::uint64_t>(c, "global_batch", cw);
   k.batch_rule   = text(c, "batch_rule", cw);
   k.micro_batch  = integer<std::uint64_t>(c, "micro_batch", cw);
@@ -240,6 +258,22 @@ SimulationReport report_from_json(const json& doc)
                                      integer<std::size_t>(s, "slow_gpus", sw)};
   }
 
+  if (doc.contains("model")) {
+    const json& mo  = doc["model"];
+    const char* mw  = "/model/";
+    const json& f   = at(mo, "flops_per_sample", mw);
+    const char* fw  = "/model/flops_per_sample/";
+    r.model         = ModelResult{integer<std::uint64_t>(mo, "params", mw),
+                                  integer<std::uint64_t>(mo, "active_params", mw),
+                                  integer<std::uint64_t>(mo, "tensors", mw),
+                                  text(mo, "attention_flops", mw),
+                                  number(f, "counted", fw),
+                                  number(f, "causal", fw),
+                                  number(f, "full", fw),
+                                  number(f, "no_attention", fw),
+                                  number(mo, "activation_bytes_per_layer", mw)};
+  }
+
   const json& sim = at(doc, "sim", "/");
   r.wall_s        = number(sim, "wall_s", "/sim/");
   r.events        = integer<std::uint64_t>(sim, "events", "/sim/");
@@ -258,6 +292,12 @@ SimulationReport report_from_json(const json& doc)
       r.links->push_back({text(l, "link", "/links/*/"), number(l, "bytes", "/links/*/"),
                           number(l, "utilisation", "/links/*/")});
   }
+  const json& intervals = at(doc, "intervals", "/");
+  if (!intervals.is_object())
+    throw std::invalid_argument("/intervals: not an object");
+  for (const auto& [metric, iv] : intervals.items())
+    r.intervals[metric] = {number(iv, "low", "/intervals/*/"), number(iv, "high", "/intervals/*/"),
+                           text(iv, "why", "/intervals/*/")};
   if (doc.contains("links_over_time"))
     r.links_over_time = doc["links_over_time"];
   if (doc.contains("trace"))

@@ -8,12 +8,15 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <stdexcept>
+#include <type_traits>
 
 namespace ccsim::api {
 
 namespace {
 // --param keys that change the workload rather than the algorithm.
+// ep (the expert-parallel degree) is one too, named among them only for a mixture of experts.
 const std::vector<std::string> WORKLOAD_PARAMS = {"seq_len", "micro_batches"};
 
 std::string known_algorithms()
@@ -24,6 +27,26 @@ std::string known_algorithms()
   return s.empty() ? "none" : s;
 }
 
+/// An explicit --param ep, checked: expert parallelism as Megatron-Core lays it out (sim/RankLayout.hpp) puts ep
+/// data-parallel replicas around one copy of a mixture's experts, so ep divides both the experts and dp. Tensor
+/// parallelism inside an expert-parallel group (Megatron-Core then needs sequence and expert-tensor parallelism) and
+/// the pipeline algorithms are not modelled with it.
+void check_expert_parallel(const sim::StepShape& s, const sim::Workload& work, const algorithms::PlanAlgorithm& algo)
+{
+  if (s.ep == 1)
+    return;
+  const std::string what = fmt::format("ep={}: ", s.ep);
+  if (!work.architecture || !work.architecture->moe())
+    throw io::InputError("--param", "", what + fmt::format("workload {} is not a mixture of experts", work.name));
+  if (work.architecture->experts % s.ep != 0)
+    throw io::InputError("--param", "", what + fmt::format("does not divide the {} experts", work.architecture->experts));
+  if (s.dp % s.ep != 0)
+    throw io::InputError("--param", "", what + fmt::format("does not divide the {} data-parallel ranks", s.dp));
+  if (s.tp > 1)
+    throw io::InputError("--param", "", what + "expert parallelism with tensor parallelism is not modelled: use tp 1");
+  if (algo.parallelism() == algorithms::Parallelism::PIPELINE)
+    throw io::InputError("--param", "", what + algo.name() + " is a pipeline algorithm, without expert parallelism");
+}
 } // namespace
 
 std::string topology_location(const InputSource& source)
@@ -45,13 +68,24 @@ sim::Workload load_workload(const InputSource& source)
   return sim::load_workload(io::resolve_preset("workloads", source.name, "--workload"));
 }
 
-ResolvedRun resolve_run(const SimulateRequest& req)
+ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
 {
   ResolvedRun r;
-  // --- inputs
-  r.topology_file     = topology_location(req.topology);
-  sim::Topology& topo = r.topo = load_topology(req.topology);
-  sim::Workload& work = r.work = load_workload(req.workload);
+  // --- inputs, through the cache when there is one (a failed load is not cached: the next request that names the
+  // file fails with the same message)
+  const bool use_cache = cache != nullptr;
+  const auto cached    = [use_cache](auto& map, const InputSource& source, const auto& load) {
+    using Value = std::decay_t<decltype(load(source))>;
+    if (!use_cache || source.document)
+      return Value(load(source));
+    const auto it = map.find(source.name);
+    return it != map.end() ? it->second : map.emplace(source.name, load(source)).first->second;
+  };
+  InputCache none;
+  InputCache& c       = use_cache ? *cache : none;
+  r.topology_file     = cached(c.topology_files, req.topology, topology_location);
+  sim::Topology& topo = r.topo = cached(c.topologies, req.topology, [](const InputSource& s) { return load_topology(s); });
+  sim::Workload& work = r.work = cached(c.workloads, req.workload, [](const InputSource& s) { return load_workload(s); });
   const auto* algo = r.algo = algorithms::find_plan_algorithm(req.algorithm);
   if (algo == nullptr)
     throw io::InputError("--algorithm", "",
@@ -73,8 +107,12 @@ ResolvedRun resolve_run(const SimulateRequest& req)
 
   // --- parameters: workload overrides, then the algorithm's own (unknown keys rejected)
   algorithms::ParamValues& params = r.params = algorithms::default_params(*algo);
-  std::optional<int> seq_len, micro_batches;
+  std::optional<int> seq_len, micro_batches, expert_parallel;
   for (const auto& [key, text] : req.params) {
+    if (key == "ep") { // a run-shape degree like tp and pp, kept with the workload overrides (no new flag)
+      expert_parallel = static_cast<int>(io::parse_integer(text, io::range::kParallelDegree, "--param ep"));
+      continue;
+    }
     if (key == "seq_len" || key == "micro_batches") {
       const bool seq = key == "seq_len";
       (seq ? seq_len : micro_batches) = static_cast<int>(
@@ -90,6 +128,8 @@ ResolvedRun resolve_run(const SimulateRequest& req)
         accepted += (accepted.empty() ? "" : ", ") + spec.key;
       for (const auto& k : WORKLOAD_PARAMS)
         accepted += (accepted.empty() ? "" : ", ") + k;
+      if (work.architecture && work.architecture->moe())
+        accepted += ", ep";
       throw io::InputError("--param", "", fmt::format("{} is not a parameter of {} (accepted: {})", io::echo(key),
                                                       req.algorithm, accepted));
     }
@@ -127,7 +167,14 @@ ResolvedRun resolve_run(const SimulateRequest& req)
   s.gpus_per_node = topo.gpus_per_node;
   s.nodes         = (req.gpus + topo.gpus_per_node - 1) / topo.gpus_per_node;
   s.params        = work.params;
-  s.params_per_rank = work.params / static_cast<std::uint64_t>(s.tp * s.pp);
+  // The workload's default ep is its recipe's; like the default pp it yields to a run too small for it (the largest
+  // degree dividing both it and dp), and to tensor parallelism and the pipeline algorithms, which expert parallelism
+  // is not modelled with. An explicit --param ep is checked as given. config.ep reports the degree simulated.
+  s.ep = expert_parallel.value_or(
+      s.tp > 1 || algo->parallelism() == algorithms::Parallelism::PIPELINE ? 1 : std::gcd(work.ep, s.dp));
+  check_expert_parallel(s, work, *algo);
+  s.params_per_rank = static_cast<std::uint64_t>(work.params_held(s.ep)) / static_cast<std::uint64_t>(s.tp * s.pp);
+  s.architecture  = work.architecture;
   s.seq_len       = seq_len.value_or(work.seq_len);
   s.hidden        = work.hidden;
   s.layers        = work.layers;

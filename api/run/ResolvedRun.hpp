@@ -14,6 +14,7 @@
 #include "sim/Topology.hpp"
 #include "sim/Workload.hpp"
 
+#include <map>
 #include <string>
 
 namespace ccsim::api {
@@ -37,8 +38,17 @@ struct ResolvedRun {
   bool links = false, trace = false;
 };
 
-/// Loads and checks everything `request` names; throws io::InputError naming the flag, file and JSON path.
-ResolvedRun resolve_run(const SimulateRequest& request);
+/// Topologies and workloads loaded once per name (a preset or a path), for a caller that resolves many requests that
+/// share a few files (an experiment's points, checked before the first runs). Documents in memory are not cached.
+struct InputCache {
+  std::map<std::string, std::string> topology_files;
+  std::map<std::string, sim::Topology> topologies;
+  std::map<std::string, sim::Workload> workloads;
+};
+
+/// Loads and checks everything `request` names; throws io::InputError naming the flag, file and JSON path. With a
+/// cache, files already read through it are not read again.
+ResolvedRun resolve_run(const SimulateRequest& request, InputCache* cache = nullptr);
 
 /// The topology or workload of a source: the preset or file it names, or its document.
 sim::Topology load_topology(const InputSource& source);

@@ -3,10 +3,14 @@
 #include "api/run/Simulation.hpp"
 
 #include "api/output/TraceJson.hpp"
+#include "api/run/Intervals.hpp"
+#include "api/run/ReportChecks.hpp"
 #include "api/run/ReportJson.hpp"
 
 #include "sim/MessageCount.hpp"
 #include "sim/StepEngine.hpp"
+
+#include <stdexcept>
 
 namespace ccsim::api {
 
@@ -24,6 +28,26 @@ PhaseResult phase_result(const sim::PhaseReport& r, double samples)
   p.pipeline_backward_comm_ms = r.pipeline_backward_comm_s * 1e3;
   p.bytes_per_gpu             = {r.inter_node_bytes_per_gpu, r.intra_node_bytes_per_gpu};
   return p;
+}
+
+/// The sizes a workload's architecture implies at this run's sequence length, micro-batch and tp.
+ModelResult model_result(const sim::Workload& work, const sim::StepShape& s)
+{
+  const auto& arch  = *work.architecture;
+  const double seq  = s.seq_len;
+  const auto flops  = sim::flops_per_token(arch, s.seq_len);
+  ModelResult m;
+  m.params          = work.params;
+  m.active_params   = sim::parameter_counts(arch).active;
+  m.tensors         = static_cast<std::uint64_t>(work.tensors);
+  m.attention_flops = arch.attention_flops == sim::AttentionFlops::CAUSAL ? "causal" : "full";
+  m.flops_per_sample              = work.flops_per_sample_at(s.seq_len);
+  m.flops_per_sample_causal       = flops.causal * seq;
+  m.flops_per_sample_full         = flops.full * seq;
+  m.flops_per_sample_no_attention = flops.no_attention * seq;
+  m.activation_bytes_per_layer =
+      sim::activation_bytes_per_layer(arch, s.micro_batch, s.seq_len, s.tp, work.sequence_parallel);
+  return m;
 }
 } // namespace
 
@@ -70,8 +94,7 @@ SimulationReport simulate(const ResolvedRun& run)
   }
   out.samples_per_s  = static_cast<double>(s.global_batch) / step;
   out.step_time_s    = step;
-  out.tflops_per_gpu = out.samples_per_s * work.flops_per_sample * (static_cast<double>(s.seq_len) / work.seq_len) /
-                       s.gpus / 1e12;
+  out.tflops_per_gpu = out.samples_per_s * work.flops_per_sample_at(s.seq_len) / s.gpus / 1e12;
   out.breakdown = {avg.compute_s, avg.comm_s, avg.exposed_comm_s, avg.compression_s, avg.optimizer_s,
                    avg.allreduce_s * 1e3};
   out.bytes_per_gpu = {avg.inter_node_bytes_per_gpu, avg.intra_node_bytes_per_gpu};
@@ -93,6 +116,8 @@ SimulationReport simulate(const ResolvedRun& run)
   m.activations_gb                = mem.activations_bytes / 1e9;
   m.activations_recomputed_gb     = mem.activations_recompute_bytes / 1e9;
   m.activations_note              = mem.activations_note;
+  if (work.architecture)
+    out.model = model_result(work, s);
 
   auto& c                       = out.config;
   c.topology                    = topo.name;
@@ -103,6 +128,8 @@ SimulationReport simulate(const ResolvedRun& run)
   c.dp                          = s.dp;
   c.tp                          = s.tp;
   c.pp                          = s.pp;
+  if (work.architecture && work.architecture->moe())
+    c.ep = s.ep;
   c.global_batch                = s.global_batch;
   c.batch_rule                  = run.batch_rule;
   c.micro_batch                 = s.micro_batch;
@@ -138,12 +165,18 @@ SimulationReport simulate(const ResolvedRun& run)
   }
   if (run.trace)
     out.trace = trace_events(report.trace);
+  out.intervals = prediction_intervals(out, default_prediction_errors());
   return out;
 }
 
 SimulationReport run_simulation(const SimulateRequest& request)
 {
-  return simulate(resolve_run(request));
+  auto report = simulate(resolve_run(request));
+  // The same check a stored report passes before experiment --resume reuses it: a report that breaks it is a bug
+  // here, never an answer.
+  if (const std::string problem = check_report(report); !problem.empty())
+    throw std::logic_error("the simulation's report is inconsistent: " + problem);
+  return report;
 }
 
 IsolatedRun start_isolated(const SimulateRequest& request)

@@ -16,7 +16,8 @@ namespace ccsim::api {
 
 /// Simulates a resolved run in this process (which must not have created a SimGrid Engine yet).
 SimulationReport simulate(const ResolvedRun& run);
-/// resolve_run, then simulate. Bad input throws io::InputError.
+/// resolve_run, then simulate, then check_report (api/run/ReportChecks.hpp; an inconsistent report is a
+/// std::logic_error). Bad input throws io::InputError.
 SimulationReport run_simulation(const SimulateRequest& request);
 
 /// The same in a forked child: safe to call many times from one process. Rethrows the child's InputError (same

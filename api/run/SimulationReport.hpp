@@ -53,6 +53,20 @@ struct MemoryResult {
   std::string activations_note;
 };
 
+/// What a workload's architecture implies at this run's shape (sim/TransformerArchitecture.hpp); only for a workload
+/// that has one. FLOPs in all three conventions: the run counts `attention_flops`' one.
+struct ModelResult {
+  std::uint64_t params        = 0;
+  std::uint64_t active_params = 0; // per token (k of E experts)
+  std::uint64_t tensors       = 0;
+  std::string attention_flops;     // "causal" | "full": the convention flops_per_sample (and tflops_per_gpu) count
+  double flops_per_sample              = 0;
+  double flops_per_sample_causal       = 0;
+  double flops_per_sample_full         = 0;
+  double flops_per_sample_no_attention = 0;
+  double activation_bytes_per_layer    = 0; // one micro-batch on one tensor-parallel rank, stored for backward
+};
+
 /// The random and fixed stragglers of a run (sim/Stragglers.hpp), when it has any.
 struct StragglerResult {
   double compute_factor = 1;
@@ -66,6 +80,7 @@ struct StragglerResult {
 struct RunConfig {
   std::string topology, workload, algorithm;
   int gpus = 0, nodes = 0, dp = 0, tp = 0, pp = 0;
+  std::optional<int> ep; // expert-parallel degree, for a mixture of experts only
   std::uint64_t global_batch = 0;
   std::string batch_rule; // which rule set the batch: the flag, the workload's default, or its run rule
   std::uint64_t micro_batch = 0;
@@ -78,6 +93,13 @@ struct RunConfig {
   double forward_ms_per_micro_batch  = 0;
   double backward_ms_per_micro_batch = 0;
   std::optional<StragglerResult> stragglers;
+};
+
+/// Where the truth should lie, and why so wide (api/run/Intervals.hpp).
+struct Interval {
+  double low  = 0;
+  double high = 0;
+  std::string why;
 };
 
 /// One of the busiest links (`--links`).
@@ -97,6 +119,7 @@ struct SimulationReport {
   BytesPerGpu bytes_per_gpu;
   double memory_gb_per_gpu = 0;
   MemoryResult memory;
+  std::optional<ModelResult> model; // workloads with an architecture
   std::vector<PhaseResult> phases;
   RunConfig config;
   double wall_s        = 0; // sim.wall_s: simulator wall-clock seconds
@@ -104,6 +127,7 @@ struct SimulationReport {
   std::string fidelity;     // sim.fidelity
   std::optional<std::vector<double>> ranks_idle_s; // with stragglers: each rank's wait per step
   std::optional<std::vector<LinkLoad>> links;      // --links: the busiest links
+  std::map<std::string, Interval> intervals;       // per headline metric (api/run/Intervals.hpp)
   /// --links: every link's load per op over time, and --trace: Chrome trace events. Documents for other tools
   /// (plots/link_heatmap.py, Perfetto), made by api/output/TraceJson.hpp; carried as they are written.
   std::optional<nlohmann::json> links_over_time;

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ccsim::api {
@@ -38,9 +39,14 @@ std::string read_corpus(const std::string& path)
 /// The parameters in `file` if it is a complete cache file for `key` of `n` values; otherwise why not.
 std::string try_read(const std::string& file, std::uint64_t key, numerics::Vec& out)
 {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0)
+    return "absent";
+  if (!S_ISREG(st.st_mode)) // a FIFO would block the read; the new file replaces it
+    return "not a regular file";
   std::ifstream in(file, std::ios::binary);
   if (!in)
-    return "absent";
+    return "unreadable";
   char magic[8];
   std::uint64_t file_key = 0, n = 0, sum = 0;
   in.read(magic, 8).read(reinterpret_cast<char*>(&file_key), 8).read(reinterpret_cast<char*>(&n), 8);
@@ -60,6 +66,10 @@ std::string try_read(const std::string& file, std::uint64_t key, numerics::Vec& 
     return "checksum mismatch";
   out.resize(static_cast<long>(n));
   std::memcpy(out.data(), bytes.data(), bytes.size());
+  // A checksum says the bytes are the ones written, not that they are weights: a diverged pre-training is never
+  // written, so such a file was made by something else.
+  if (!out.allFinite())
+    return "holding non-finite weights";
   return "";
 }
 
@@ -127,7 +137,8 @@ Pretrained pretrained_transformer(const PretrainSpec& spec, const std::string& c
   numerics::Vec trained; // worker 0's final parameters (every worker holds the same after a dense all-reduce)
   c.keep_params = &trained;
   (void)algorithms::train(c);
-  write_atomically(r.file, r.key, trained);
+  if (trained.allFinite()) // a diverged pre-training is never cached (a reader refuses non-finite weights too)
+    write_atomically(r.file, r.key, trained);
   r.params = std::make_shared<const numerics::Vec>(std::move(trained));
   return r;
 }

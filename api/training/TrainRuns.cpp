@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -40,7 +41,7 @@ std::map<std::string, double> simulated_times(const TrainRequest& in, const std:
     throw io::InputError("--algorithm", "", "'" + algorithm + "' has no communication plan to simulate");
   SimulateRequest req;
   req.topology  = *in.topology;
-  req.workload  = in.workload.value_or(paper_workload(*algo));
+  req.workload  = in.workload ? *in.workload : InputSource(paper_workload(*algo));
   req.algorithm = algorithm;
   req.gpus      = in.gpus;
   const auto known = algorithms::default_params(*algo);
@@ -78,6 +79,24 @@ std::vector<std::pair<double, double>> time_curve(const algorithms::TrainResult&
   return curve;
 }
 } // namespace
+
+numerics::Hyper train_hyper(const std::map<std::string, std::string>& params,
+                            const std::vector<std::string>& algorithm_list, const std::string& algorithm_text)
+{
+  // Each algorithm then gets the keys its update reads (the baseline of a comparison shares eps, lr, ...).
+  numerics::Hyper hyper;
+  for (const auto& [k, v] : params) {
+    const auto* spec = algorithms::find_train_param(k);
+    const bool used  = spec != nullptr && std::any_of(algorithm_list.begin(), algorithm_list.end(), [&](const auto& a) {
+                        return algorithms::train_param_applies(*spec, a);
+                      });
+    if (!used)
+      throw io::InputError("--param", "", fmt::format("{} is not read by {} (ccsim train --help lists the keys)",
+                                                      io::echo(k), algorithm_text));
+    hyper[k] = algorithms::parse_train_param(*spec, v);
+  }
+  return hyper;
+}
 
 TrainOutcome train_algorithms(const TrainRequest& in)
 {

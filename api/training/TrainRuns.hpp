@@ -4,6 +4,7 @@
 // from one pre-trained model (api/training/PretrainCache.hpp); with a topology, each run's held-out loss is also laid
 // against simulated cluster time (time-to-accuracy), each step priced at its own phase's simulated step time.
 
+#include "api/run/SimulateRequest.hpp"
 #include "numerics/CompressionKernels.hpp"
 #include "numerics/Optimizers.hpp"
 
@@ -11,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -30,10 +32,10 @@ struct TrainRequest {
   std::string task = "scratch"; // scratch | finetune
   int pretrain_steps = 400;     // finetune: pre-training steps
   std::string cache_dir;        // finetune: where pre-trained models are kept (empty: default_cache_dir())
-  /// Loss against simulated time on this cluster (preset or path) with this many GPUs; unset: none.
-  std::optional<std::string> topology;
+  /// Loss against simulated time on this cluster (preset, path or document) with this many GPUs; unset: none.
+  std::optional<InputSource> topology;
   int gpus = 0;
-  std::optional<std::string> workload; // the model whose step time is simulated (default: the algorithm's paper model)
+  std::optional<InputSource> workload; // the model whose step time is simulated (default: the algorithm's paper model)
   /// Progress of the work in hand: `what` ("onebit-adam (2 of 3)", or the pre-training), `done` of `total` in `unit`
   /// ("steps", "models"), and a note (the newest held-out loss). A new `what` starts a new piece of work.
   std::function<void(const std::string& what, double done, double total, const std::string& unit,
@@ -64,6 +66,12 @@ struct TrainOutcome {
   std::size_t requested = 0; // algorithms asked for
   std::string stopped;       // how far a run stopped by the time limit got ("" when none was)
 };
+
+/// `--param key=value` pairs as the hyper-parameters of a comparison: one set serves every algorithm of the list, so a
+/// key must be read by at least one of `algorithm_list` (else io::InputError naming --param and `algorithm_text`),
+/// and each value is parsed and range-checked by its spec (algorithms/TrainParams.hpp).
+numerics::Hyper train_hyper(const std::map<std::string, std::string>& params,
+                            const std::vector<std::string>& algorithm_list, const std::string& algorithm_text);
 
 /// Trains every algorithm in turn. A signal throws RunStopped at once; past the time limit the runs finished so far
 /// (and the stopped one, complete: false) are returned with `stopped` set. Bad input throws io::InputError.

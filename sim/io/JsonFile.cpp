@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <functional>
 #include <sys/stat.h>
 
 namespace ccsim::io {
@@ -64,8 +63,8 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& where
     throw InputError(where, "", fmt::format("is {} bytes; the limit is {} bytes", text.size(), limits::kMaxFileBytes));
   check_depth(text, where);
   try {
-    DuplicateKeyCheck duplicates(where);
-    return nlohmann::json::parse(text, std::ref(duplicates));
+    DuplicateKeyCheck(where).check(text); // linear; throws before anything is built
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(where, "", "invalid JSON: " + strip_exception_prefix(e.what()));
   }

@@ -4,6 +4,7 @@
 // repeated at a call site. Each bound is chosen from the largest real use with a wide margin, and sized so nothing
 // downstream can overflow (SimGrid's solver, 32-bit counts, the memory of one process).
 
+#include <cstddef>
 #include <cstdint>
 
 namespace ccsim::io {
@@ -21,6 +22,20 @@ namespace limits {
 inline constexpr std::uint64_t kMaxFileBytes = 16ull << 20;
 /// The deepest JSON nesting: presets nest 4 levels (experiment rows -> paper -> value).
 inline constexpr int kMaxJsonDepth = 32;
+/// The most values (numbers, strings, objects, arrays, ...) in one JSON document: the largest preset holds ~250 and
+/// an experiment of kMaxExperimentPoints rows a few per row. Parsing is linear; this bounds its time (~0.3 s) and the
+/// document's memory (a 16 MiB file of `[0,0,...]` would be 8 million values).
+inline constexpr std::size_t kMaxJsonValues = 1000000;
+/// Rows of one nccl-tests table (calibrate --nccl-tests): nccl-tests prints one per size, 25 for its default sweep
+/// (-b 8 -e 128M -f 2) and 41 doubling from 1 byte to 1 TiB. Each fit iteration simulates every row (~0.7 ms each),
+/// so the bound keeps a calibration around a second.
+inline constexpr std::size_t kMaxNcclTestsRows = 1000;
+/// How far a workload's flops_per_sample may exceed the training FLOPs of a dense transformer of its size and
+/// sequence, 6·params·seq_len + 12·seq_len²·layers·hidden (Kaplan et al. 2020 §2.1; Megatron's 72·s·l·h²·(1 + s/6h +
+/// V/12lh) of Narayanan et al. 2021 §5.1 is within 1 % of it for the GPT presets). Weights applied at many positions
+/// per sample that seq_len does not count raise the ratio: Swin-B's patch grid gives 87.5 (workloads/swin-b.json).
+/// A value 10^7 times too large (a 2^64 typed by mistake) otherwise simulates a step of years.
+inline constexpr double kMaxFlopsOverDense = 1000;
 /// The longest piece of user text echoed in an error message (longer text is cut and its length given).
 inline constexpr std::size_t kMaxEchoChars = 80;
 /// Points one experiment may expand to (the largest shipped sweep has 64; 10^5 runs for hours).
@@ -29,6 +44,11 @@ inline constexpr std::uint64_t kMaxExperimentPoints = 100000;
 // --- cluster size
 /// GPUs in one simulation: 4x the largest what-if preset (16,384 GPUs); SimGrid's platform grows linearly.
 inline constexpr std::int64_t kMaxGpus = 65536;
+
+// --- workload architecture
+/// How far a size field a workload gives may differ from what its `architecture` implies (0.1 %): room for a
+/// rounded FLOP count, none for a wrong layer count.
+inline constexpr double kArchitectureAgreement = 1e-3;
 } // namespace limits
 
 namespace range {
@@ -63,11 +83,15 @@ inline constexpr Range kFlopsPerSample{0, 1e21, true};
 inline constexpr Range kBytesPerValue{0.0625, 8};      // 1/16 byte (a 0.5-bit code) .. fp64
 inline constexpr Range kComputeMs{0, 1e7, true};        // one micro-batch's forward or backward
 inline constexpr Range kOptimizerS{0, 1e5, true};       // one optimizer step
+// --- workload architecture (the derived parameter count must also stay within kParams)
+inline constexpr Range kHeadDim{1, 65536};              // Llama: 128
+inline constexpr Range kFfnHidden{1, 1e8};              // FFN width per expert (Llama-3.1-405B: 53,248)
+inline constexpr Range kExperts{1, 65536};              // experts per MoE layer, and top_k (DeepSeek-V3: 256, top 8)
 
 // --- run shape (flags and experiment keys)
 inline constexpr Range kGpus{1, static_cast<double>(limits::kMaxGpus)};
 inline constexpr Range kBatch{1, 16777216};             // 2^24 samples per step
-inline constexpr Range kParallelDegree{1, 1024};        // tp, pp
+inline constexpr Range kParallelDegree{1, 1024};        // tp, pp, ep
 inline constexpr Range kMicroBatches{1, 1048576};
 inline constexpr Range kJobs{1, 256};
 inline constexpr Range kTimeLimitS{0, 1e8, true};         // --time-limit: (0 s, ~3 years]

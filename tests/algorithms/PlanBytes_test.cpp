@@ -1,6 +1,7 @@
 // Communication plans against hand-derived byte counts: every expected number below is worked out in the
 // comment from the paper's message format (and the reference implementation's padding), not read from a run.
 #include "algorithms/PlanAlgorithm.hpp"
+#include "tests/support/CommOps.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -30,15 +31,6 @@ sim::StepPlan plan_of(const std::string& name, const sim::StepShape& s, algorith
   for (const auto& [k, v] : overrides)
     p[k] = v;
   return a->plan(s, p);
-}
-
-std::vector<sim::CommOp> comms(const sim::PhasePlan& phase)
-{
-  std::vector<sim::CommOp> out;
-  for (const auto& op : phase.ops)
-    if (const auto* c = std::get_if<sim::CommOp>(&op))
-      out.push_back(*c);
-  return out;
 }
 
 const sim::PhasePlan& phase_named(const sim::StepPlan& plan, const std::string& name)
@@ -101,11 +93,11 @@ TEST_CASE("PlanBytes: adam all-reduces the fp16 gradient buffer", "[algorithms]"
   // 1000 parameters x 2 bytes (fp16, the workload's recipe) = 2000 bytes; --param grad_bytes=4 gives fp32.
   const auto plan = plan_of("adam", shape(1000, 4, 4));
   REQUIRE(plan.phases.size() == 1);
-  const auto c = comms(plan.phases[0]);
+  const auto c = test::comm_ops(plan.phases[0]);
   REQUIRE(c.size() == 1);
   CHECK(c[0].collective == sim::Collective::ALL_REDUCE);
   CHECK(c[0].bytes == 2000);
-  CHECK(comms(plan_of("adam", shape(1000, 4, 4), {{"grad_bytes", 4}}).phases[0])[0].bytes == 4000);
+  CHECK(test::comm_ops(plan_of("adam", shape(1000, 4, 4), {{"grad_bytes", 4}}).phases[0])[0].bytes == 4000);
 }
 
 TEST_CASE("PlanBytes: onebit-adam pads to W lcm of W and 8 and sends one bit per value", "[algorithms]")
@@ -117,7 +109,7 @@ TEST_CASE("PlanBytes: onebit-adam pads to W lcm of W and 8 and sends one bit per
   REQUIRE(plan.phases.size() == 2);
   const auto& warm = phase_named(plan, "warmup");
   CHECK(warm.fraction == Approx(0.15)); // default freeze at 15 % of training (DeepSpeed 1-bit Adam tutorial)
-  CHECK(comms(warm)[0].bytes == 2000);  // uncompressed fp16 all-reduce
+  CHECK(test::comm_ops(warm)[0].bytes == 2000);  // uncompressed fp16 all-reduce
   const auto& comp = phase_named(plan, "compressed");
   std::uint64_t a2a = 0, gathered = 0, kernel_in = 0;
   for (const auto& op : comp.ops) {
@@ -155,10 +147,10 @@ TEST_CASE("PlanBytes: slamb sends k P values every step and the model every H st
   const auto& sync = phase_named(plan, "sync");
   CHECK(sp.fraction == Approx(0.99));
   CHECK(sync.fraction == Approx(0.01));
-  REQUIRE(comms(sp).size() == 1);
-  CHECK(comms(sp)[0].bytes == 200000);
-  REQUIRE(comms(sync).size() == 2);
-  CHECK(comms(sync)[0].bytes + comms(sync)[1].bytes == 2200000);
+  REQUIRE(test::comm_ops(sp).size() == 1);
+  CHECK(test::comm_ops(sp)[0].bytes == 200000);
+  REQUIRE(test::comm_ops(sync).size() == 2);
+  CHECK(test::comm_ops(sync)[0].bytes + test::comm_ops(sync)[1].bytes == 2200000);
   const double per_step = sp.fraction * 200000 + sync.fraction * 2200000;
   CHECK(2000000 / per_step == Approx(1 / (0.1 + 0.01)).epsilon(1e-9));
 }
@@ -167,7 +159,7 @@ TEST_CASE("PlanBytes: topk-lamb all-gathers values with int32 indices", "[algori
 {
   // Each worker's own top-k differs, so (fp16 value, int32 index) pairs travel: 1e5 x 6 bytes per worker,
   // 8 workers' worth in the all-gather output = 4.8e6 bytes.
-  const auto c = comms(plan_of("topk-lamb", shape(1000000, 8, 8)).phases[0]);
+  const auto c = test::comm_ops(plan_of("topk-lamb", shape(1000000, 8, 8)).phases[0]);
   REQUIRE(c.size() == 1);
   CHECK(c[0].collective == sim::Collective::ALL_GATHER);
   CHECK(c[0].bytes == 4800000);
@@ -179,7 +171,7 @@ TEST_CASE("PlanBytes: sdp4bit sends 4-bit weight differences and 8 then 4-bit gr
   // qWD (SDP4Bit §4.1): n/2 = 1,024,000 code bytes + n/2048 = 1000 fp32 scales = 1,028,000 bytes.
   // TLq-HS (§4.2): intra-node 8-bit g128: 2,048,000 + 16,000 x 4 = 2,112,000 bytes; inter-node the 1/8 share
   // (256,000 values) at 4 bits: 128,000 + 2000 x 4 = 136,000 bytes.
-  const auto c = comms(plan_of("sdp4bit", shape(2048000, 16, 8)).phases[0]);
+  const auto c = test::comm_ops(plan_of("sdp4bit", shape(2048000, 16, 8)).phases[0]);
   std::uint64_t weights = 0, intra = 0, inter = 0;
   for (const auto& op : c) {
     if (op.collective == sim::Collective::ALL_GATHER)
@@ -200,7 +192,7 @@ TEST_CASE("PlanBytes: tlq with one DP rank per node sends the whole buffer at 4 
 {
   // TP = GPUs per node leaves one DP rank per node (issue 5): the intra-node stage has no peers, so the
   // inter-node all-to-all carries all n = 2,048,000 values at 4 bits: 1,024,000 + 16,000 x 4 = 1,088,000 bytes.
-  const auto c = comms(plan_of("tlq", shape(2048000, 4, 1)).phases[0]);
+  const auto c = test::comm_ops(plan_of("tlq", shape(2048000, 4, 1)).phases[0]);
   std::uint64_t inter = 0;
   for (const auto& op : c)
     if (op.group == sim::GroupKind::DP_INTER_NODE)
@@ -211,7 +203,7 @@ TEST_CASE("PlanBytes: tlq with one DP rank per node sends the whole buffer at 4 
 TEST_CASE("PlanBytes: megatron-dp reduce-scatters fp32 gradients and all-gathers bf16 weights", "[algorithms]")
 {
   // 1e6 params: fp32 gradients 4e6 bytes in the reduce-scatter, bf16 weights 2e6 in the all-gather.
-  const auto c = comms(plan_of("megatron-dp", shape(1000000, 16, 8)).phases[0]);
+  const auto c = test::comm_ops(plan_of("megatron-dp", shape(1000000, 16, 8)).phases[0]);
   REQUIRE(c.size() == 2);
   CHECK(c[0].collective == sim::Collective::REDUCE_SCATTER);
   CHECK(c[0].bytes == 4000000);

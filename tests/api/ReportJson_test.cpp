@@ -58,3 +58,22 @@ TEST_CASE("ReportJson: a document missing a field or of the wrong type is refuse
   CHECK_THROWS_WITH(report_from_json(bad_number), Catch::Contains("/breakdown/comm_s: not a number"));
   CHECK_THROWS_AS(report_from_json(nlohmann::json::array()), std::invalid_argument);
 }
+
+TEST_CASE("ReportJson: a mixture of experts' model section and expert-parallel degree read back byte for byte", "[api]")
+{
+  SimulateRequest req;
+  req.topology  = "h800x8-ib400x8";
+  req.workload  = "mixtral-8x7b";
+  req.algorithm = "megatron-dp";
+  req.gpus      = 64;
+  const auto report = run_simulation_isolated(req);
+  const auto text   = ccsim::io::dump_json(to_json(report), 2);
+  const auto again  = report_from_json(nlohmann::json::parse(text));
+  CHECK(ccsim::io::dump_json(to_json(again), 2) == text);
+  REQUIRE(again.model);
+  CHECK(again.model->params == 46702792704u);
+  CHECK(again.model->active_params == 12879925248u);
+  CHECK(again.config.ep == 8);
+  // The papers' workloads have neither.
+  CHECK_FALSE(simulated(false).model);
+}

@@ -130,3 +130,24 @@ TEST_CASE("ccsim advise: an inconsistent evidence file is a one-line error namin
   CHECK(line_count(r.err) == 1);
   CHECK(r.err.find("bad-evidence.json: /rows/0/converges") != std::string::npos);
 }
+
+TEST_CASE("ccsim advise: evidence with no rows or a row of an unknown algorithm is one line - not no evidence",
+          "[cli]")
+{
+  const auto empty = write_temp_file("empty-evidence.json", R"({"rows": []})");
+  const auto e     = run_ccsim("advise --topology v100x4-eth10g --workload bert-large --gpus 32 --quiet --evidence " +
+                           empty);
+  CHECK(e.exit_code == 2);
+  CHECK(line_count(e.err) == 1);
+  CHECK(e.err.find("empty-evidence.json: /rows: lists no algorithm") != std::string::npos);
+  const auto typo = write_temp_file("typo-evidence.json", R"({"rows": [
+      {"algorithm": "onebit-adamm", "family": "f", "baseline": "adam", "proxy": "mlp", "target_loss": 0.5,
+       "final_loss": 0.5, "baseline_steps_to_target": 100, "steps_to_target": 100, "steps_ratio": 1,
+       "converges": true, "command": "c"}]})");
+  const auto t = run_ccsim("advise --topology v100x4-eth10g --workload bert-large --gpus 32 --quiet --evidence " +
+                           typo);
+  CHECK(t.exit_code == 2);
+  CHECK(line_count(t.err) == 1);
+  CHECK(t.err.find("typo-evidence.json: /rows/0/algorithm: 'onebit-adamm' is not an algorithm ccsim simulates") !=
+        std::string::npos);
+}

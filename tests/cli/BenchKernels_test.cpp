@@ -104,3 +104,19 @@ TEST_CASE("ccsim bench-kernels: --threads runs every kernel and says so, a bad c
     CHECK(e.out.empty());
   }
 }
+
+TEST_CASE("ccsim bench-kernels: threads the system will not start are one line and exit 1 - not an abort", "[cli]")
+{
+  // 1,024 threads of 8 MiB stacks need 8 GiB of address space; under a 2 GiB limit the system refuses some
+  // (issue 33: 500 threads under 4 GiB aborted with "terminate called without an active exception").
+  const std::string err = (ccsim::test::temp_dir() / "threads-limit.err").string();
+  const std::string cmd = "ulimit -s 8192 && ulimit -v 2097152 && " + std::string(CCSIM_BINARY) +
+                          " bench-kernels --bytes 1048576 --repeats 1 --threads 1024 >/dev/null 2>" + err;
+  const int status = std::system(("bash -c '" + cmd + "'").c_str());
+  const auto text  = ccsim::test::read_file(err);
+  INFO(text);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 1);
+  CHECK(line_count(text) == 1);
+  CHECK(text.rfind("ccsim bench-kernels: cannot start 1024 threads: the system refused thread ", 0) == 0);
+}

@@ -123,6 +123,21 @@ TEST_CASE("ccsim calibrate: a malformed nccl-tests file is one line naming the f
   CHECK(c.err.find("cut-nccl.txt: line 1") != std::string::npos);
 }
 
+TEST_CASE("ccsim calibrate: an nccl-tests file of more than 1000 rows is one line at row 1001", "[cli]")
+{
+  // Each fit iteration simulates every row: 100,000 rows took over 20 s (issue 33). 1,000 is 24 times the 41 rows of
+  // a doubling sweep from 1 byte to 1 TiB.
+  std::string text = "# ccsim collective: all_reduce on w1 (8 ranks, 1 per node)\n";
+  for (int i = 1; i <= 1001; ++i)
+    text += std::to_string(1024 * i) + " 256 float sum -1 12.5 0.1 0.1 0 12.5 0.1 0.1 0\n";
+  const auto file = write_temp_file("long-nccl.txt", text);
+  const auto r    = run_ccsim("calibrate --topology w1-ring100g --nccl-tests " + file + " --out " +
+                           (temp_dir() / "never.json").string());
+  CHECK(r.exit_code == 2);
+  CHECK(line_count(r.err) == 1);
+  CHECK(r.err.find("long-nccl.txt: line 1002: more than 1000 rows: the limit") != std::string::npos);
+}
+
 TEST_CASE("ccsim calibrate: mutated nccl-tests lines load or are one InputError line naming the file", "[mutation]")
 {
   const std::string good = "# ccsim collective: all_reduce on w1 (8 ranks, 1 per node)\n"

@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <set>
+#include <sstream>
+
 using ccsim::test::line_count;
 using ccsim::test::run_ccsim;
 
@@ -56,4 +59,32 @@ TEST_CASE("ccsim list: each subcommand answers --help with exit 0", "[cli]")
     CHECK(r.exit_code == 0);
     CHECK(r.out.find("--format") != std::string::npos);
   }
+}
+
+TEST_CASE("ccsim list experiments: every experiment file with its description - tables fit 160 columns unless --wide",
+          "[cli]")
+{
+  const auto r = run_ccsim("list experiments --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  std::set<std::string> names;
+  for (const auto& e : doc["experiments"])
+    names.insert(e["name"].get<std::string>());
+  for (const char* e : {"onebit-lamb-table5", "whatif-bandwidth", "sdp4bit-table2", "aqsgd-table2"})
+    CHECK(names.count(e) == 1);
+  // Table form: the long descriptions wrap within 160 columns; --wide prints each on one line.
+  const auto table = run_ccsim("list experiments");
+  const auto wide  = run_ccsim("list experiments --wide");
+  REQUIRE(table.exit_code == 0);
+  REQUIRE(wide.exit_code == 0);
+  std::size_t widest = 0, widest_wide = 0;
+  for (const auto& [text, out] : {std::pair{&table.out, &widest}, std::pair{&wide.out, &widest_wide}}) {
+    std::istringstream in(*text);
+    for (std::string line; std::getline(in, line);)
+      *out = std::max(*out, line.size());
+  }
+  CHECK(widest <= 160);
+  CHECK(widest_wide > 160);
+  // header, rule, one line each, and the blank line `list` ends every table with
+  CHECK(line_count(wide.out) == static_cast<int>(names.size()) + 3);
 }

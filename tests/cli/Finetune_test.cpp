@@ -5,9 +5,14 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <limits>
 #include <map>
+#include <sys/stat.h>
 
 using ccsim::test::line_count;
 using ccsim::test::run_ccsim;
@@ -97,6 +102,51 @@ TEST_CASE("ccsim train --task finetune: the pre-trained model is cached by its s
   }
   const auto flipped = run_ccsim("train --model tiny-transformer --format json --quiet " + args);
   CHECK(flipped.err.find("checksum mismatch") != std::string::npos);
+}
+
+TEST_CASE("ccsim train --task finetune: a cache file of non-finite weights or a FIFO in its place is trained again",
+          "[cli][mutation]")
+{
+  const auto cache = (ccsim::test::temp_dir() / "pretrain-cache-bad").string();
+  const std::string args = "--task finetune --algorithm adam --steps 2 --pretrain-steps 3 --cache-dir " + cache;
+  const auto first       = train_json(args);
+  const auto file        = first["task"]["pretrain"]["cache_file"].get<std::string>();
+  // The cache's layout (api/training/PretrainCache.cpp): 8-byte magic, key, count n, n floats, FNV-1a 64 of the
+  // floats. Every weight NaN, with a checksum that matches them: the bytes are whole, the weights are not.
+  std::string bytes;
+  {
+    std::ifstream in(file, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  REQUIRE(bytes.size() > 32);
+  const std::size_t n = (bytes.size() - 32) / 4;
+  const float nan     = std::numeric_limits<float>::quiet_NaN();
+  for (std::size_t i = 0; i < n; ++i)
+    std::memcpy(&bytes[24 + 4 * i], &nan, 4);
+  std::uint64_t h = 14695981039346656037ull; // FNV-1a 64
+  for (std::size_t i = 24; i < 24 + 4 * n; ++i) {
+    h ^= static_cast<unsigned char>(bytes[i]);
+    h *= 1099511628211ull;
+  }
+  std::memcpy(&bytes[24 + 4 * n], &h, 8);
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+  const auto nan_run = run_ccsim("train --model tiny-transformer --format json --quiet " + args);
+  INFO(nan_run.err);
+  REQUIRE(nan_run.exit_code == 0);
+  CHECK(nan_run.err.find("was holding non-finite weights: pre-trained again") != std::string::npos);
+  const auto retrained = nlohmann::json::parse(nan_run.out);
+  CHECK(retrained["diverged_at_step"].is_null());
+  CHECK(retrained["final_loss"] == first["final_loss"]);
+
+  // A FIFO where the file belongs would block a reader forever: it is replaced, and stderr says so.
+  std::filesystem::remove(file);
+  REQUIRE(mkfifo(file.c_str(), 0644) == 0);
+  const auto fifo_run = run_ccsim("train --model tiny-transformer --format json --quiet " + args);
+  INFO(fifo_run.err);
+  REQUIRE(fifo_run.exit_code == 0);
+  CHECK(fifo_run.err.find("was not a regular file: pre-trained again") != std::string::npos);
+  CHECK(std::filesystem::is_regular_file(file));
+  CHECK(nlohmann::json::parse(fifo_run.out)["final_loss"] == first["final_loss"]);
 }
 
 TEST_CASE("ccsim train --task: finetune needs the transformer and pp <= 4 - its flags need finetune", "[cli]")

@@ -7,6 +7,9 @@
 #include "api/calibration/CalibrationFits.hpp"
 #include "api/advise/ConvergenceEvidence.hpp"
 #include "api/experiment/Experiment.hpp"
+#include "api/experiment/PointChecks.hpp"
+#include "api/experiment/ResultLog.hpp"
+#include "api/run/ReportJson.hpp"
 #include "sim/Topology.hpp"
 #include "sim/Workload.hpp"
 #include "sim/io/JsonInput.hpp"
@@ -193,9 +196,63 @@ TEST_CASE("Mutated presets: every workload mutation loads in range or is one lin
 
 TEST_CASE("Mutated presets: every experiment mutation loads in range or is one line naming the file", "[mutation]")
 {
-  const auto t = mutate_in_process("experiments", [](const std::string& p) { (void)ccsim::api::load_experiment(p); });
-  WARN("experiments: " << t.accepted << " mutations loaded, " << t.rejected << " rejected");
+  // A mutation that loads then has every point resolved, as experiment does before the first runs
+  // (api/experiment/PointChecks.hpp): each point answers "" or one line, never a crash.
+  std::size_t points = 0, cannot_run = 0;
+  const auto t = mutate_in_process("experiments", [&](const std::string& p) {
+    const auto e      = ccsim::api::load_experiment(p);
+    const auto errors = ccsim::api::point_input_errors(e);
+    REQUIRE(errors.size() == e.points.size());
+    for (const auto& err : errors) {
+      CHECK(err.find('\n') == std::string::npos);
+      ++points;
+      cannot_run += !err.empty();
+    }
+  });
+  WARN("experiments: " << t.accepted << " mutations loaded, " << t.rejected << " rejected; of the loaded ones' "
+                       << points << " points, " << cannot_run << " cannot run");
   CHECK(t.rejected > 1000);
+  CHECK(cannot_run > 0);
+}
+
+TEST_CASE("Mutated results lines: every mutation of a line is rejected or reads back as the same report", "[mutation]")
+{
+  // A real results line, then every mutation of it (tests/support/Mutations.hpp) as one line of a log: --resume may
+  // reuse a mutated line only if it says exactly what the original says (issue 33); everything else is rejected
+  // with a reason or skipped as unreadable, and reading never throws.
+  const auto file = ccsim::test::write_temp_file("mut-log.json", R"({"name": "mut-log", "base": {"topology":
+    "a100x8-ib100", "workload": "bert-large", "gpus": 16, "algorithm": "onebit-adam"}})");
+  const std::string dir = (ccsim::test::temp_dir() / "mut-log").string();
+  REQUIRE(ccsim::test::run_ccsim("experiment " + file + " --no-plot --quiet --out " + dir).exit_code == 0);
+  std::string text = ccsim::test::read_file(dir + "/results.jsonl");
+  REQUIRE(!text.empty());
+  text.pop_back(); // the newline
+  const auto original = nlohmann::json::parse(text);
+  auto without_wall   = [](nlohmann::json r) {
+    r["sim"].erase("wall_s");
+    return r;
+  };
+  const auto expected = without_wall(original["result"]);
+  const std::string log = (ccsim::test::temp_dir() / "mut-log.jsonl").string();
+  int reused = 0, rejected = 0, unreadable = 0;
+  for (auto m : mutations_of(original)) {
+    std::replace(m.text.begin(), m.text.end(), '\n', ' '); // JSON whitespace: one line, the same document
+    write_bytes(log, m.text + "\n");
+    INFO(m.label);
+    ccsim::api::StoredResults stored;
+    REQUIRE_NOTHROW(stored = ccsim::api::read_result_logs({log}));
+    rejected += static_cast<int>(stored.rejected.size());
+    unreadable += static_cast<int>(stored.unreadable);
+    for (const auto& [hash, lines] : stored.by_hash)
+      for (const auto& line : lines) {
+        CHECK(hash == original["config_hash"]);
+        CHECK(without_wall(ccsim::api::to_json(line.report)) == expected);
+        ++reused;
+      }
+  }
+  WARN("results line: " << reused << " mutations reused (same report), " << rejected << " rejected, " << unreadable
+                        << " unreadable");
+  CHECK(rejected > 500);
 }
 
 TEST_CASE("Mutated presets: every mutation of the convergence evidence loads or is one line naming the file",

@@ -190,6 +190,78 @@ TEST_CASE("an experiment interrupted after k points and resumed serially or unde
   CHECK(read_file(mpi + "/results.csv") == read_file(temp("full.dir") + "/results.csv"));
 }
 
+TEST_CASE("a rerun stopped by SIGTERM at any moment leaves the earlier complete results readable", "[cli][longrun]")
+{
+  // Issue 33: a rerun without --resume emptied results.* first, and a SIGTERM 0.3 s later left none of them. Now the
+  // earlier results.json / results.csv stay byte for byte until a run completes, and the log keeps their lines.
+  const EveryFlow every_flow;
+  const auto file       = six_point_experiment();
+  const std::string dir = temp("rerun.dir");
+  REQUIRE(run_ccsim("experiment " + file + " --no-plot --quiet --out " + dir).exit_code == 0);
+  const std::string json = read_file(dir + "/results.json"), csv = read_file(dir + "/results.csv");
+  REQUIRE(nlohmann::json::parse(json)["complete"] == true);
+  // Moments: at once (while it checks its points), once its first simulation child is up, once its first new line
+  // is in the log.
+  const std::vector<std::string> moments = {"at start", "with a child running", "after a new line"};
+  for (const auto& moment : moments) {
+    INFO(moment);
+    const int before  = file_lines(dir + "/results.jsonl");
+    const pid_t ccsim = start_ccsim({"experiment", file, "--no-plot", "--quiet", "--out", dir}, temp("rerun.out"),
+                                    temp("rerun.err"));
+    if (moment == "with a child running")
+      REQUIRE(wait_until([&] { return !children_of(ccsim).empty(); }, 60));
+    if (moment == "after a new line")
+      REQUIRE(wait_until([&] { return file_lines(dir + "/results.jsonl") > before; }, 120));
+    kill(ccsim, SIGTERM);
+    const int rc = wait_exit(ccsim);
+    INFO(read_file(temp("rerun.err")));
+    CHECK(rc == 143);
+    CHECK(read_file(dir + "/results.json") == json);
+    CHECK(read_file(dir + "/results.csv") == csv);
+    CHECK(file_lines(dir + "/results.jsonl") >= before); // appended to, never emptied
+    if (moment != "at start") // at once, the signal may come before ccsim's handler: no line then
+      CHECK(read_file(temp("rerun.err")).find("the earlier run's complete results.json and results.csv are kept") !=
+            std::string::npos);
+  }
+  // What the stopped reruns left resumes to the same results, and the log is one line per point again.
+  const auto resumed = run_ccsim("experiment " + file + " --no-plot --quiet --resume --out " + dir);
+  INFO(resumed.err);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(resumed.err.find("resuming: 6 of 6 points found") != std::string::npos);
+  CHECK(read_file(dir + "/results.json") == json);
+  CHECK(file_lines(dir + "/results.jsonl") == 6);
+
+  // --fresh removes them first: a stopped fresh run then leaves its own partial results.json.
+  const auto fresh = run_ccsim("experiment " + file + " --no-plot --quiet --fresh --time-limit 1.5 --format json --out " +
+                               dir);
+  INFO(fresh.err);
+  CHECK(fresh.exit_code == 3);
+  const auto partial = nlohmann::json::parse(read_file(dir + "/results.json"));
+  CHECK(partial["complete"] == false);
+  CHECK(file_lines(dir + "/results.jsonl") == partial["points_done"].get<int>());
+}
+
+TEST_CASE("two runs into one --out: the second is refused with one line naming the first's pid", "[cli][longrun]")
+{
+  // Issue 33: two experiments at once both exited 0, with their results mixed in one folder.
+  const EveryFlow every_flow;
+  const auto file       = six_point_experiment();
+  const std::string dir = temp("locked.dir");
+  const pid_t first     = start_ccsim({"experiment", file, "--no-plot", "--quiet", "--out", dir}, temp("locked.out"),
+                                      temp("locked.err"));
+  REQUIRE(wait_until([&] { return !children_of(first).empty(); }, 60)); // it holds the lock by now
+  const auto second = run_ccsim("experiment whatif-bandwidth --no-plot --quiet --out " + dir);
+  CHECK(second.exit_code == 2);
+  CHECK(line_count(second.err) == 1);
+  CHECK(second.err == "ccsim: --out: '" + dir + "' is in use by another ccsim run (pid " + std::to_string(first) +
+                          "): two runs must not write into one folder; wait for it to finish or choose another "
+                          "folder\n");
+  kill(first, SIGTERM);
+  CHECK(wait_exit(first) == 143);
+  // The lock dies with its holder: the folder is free again.
+  CHECK(run_ccsim("experiment " + file + " --no-plot --quiet --resume --out " + dir).exit_code == 0);
+}
+
 TEST_CASE("experiment --time-limit keeps the finished points and prints them and exits 3", "[cli][longrun]")
 {
   const EveryFlow every_flow;

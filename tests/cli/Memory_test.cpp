@@ -1,6 +1,7 @@
 // The memory model of `ccsim simulate` (issue 14): closed forms of the states and activations, SLAMB Table 9's
 // measured optimizer memory, and the one-line error of a run that does not fit.
 #include "tests/support/RunCcsim.hpp"
+#include "tests/support/SimulateJson.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -11,10 +12,7 @@ using ccsim::test::run_ccsim;
 namespace {
 nlohmann::json memory_of(const std::string& args)
 {
-  const auto r = run_ccsim("simulate --format json --quiet " + args);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  return nlohmann::json::parse(r.out)["memory"];
+  return ccsim::test::simulate_json(args)["memory"];
 }
 } // namespace
 

@@ -1,29 +1,21 @@
 // Stragglers and heterogeneous nodes on the command line (issue 16): closed forms of a slow GPU and of a node whose
 // NIC runs at half rate, and one-line errors for bad knobs.
 #include "tests/support/RunCcsim.hpp"
+#include "tests/support/SimulateJson.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 using ccsim::test::line_count;
 using ccsim::test::run_ccsim;
+using ccsim::test::simulate_json;
 using ccsim::test::write_temp_file;
-
-namespace {
-nlohmann::json simulate(const std::string& args)
-{
-  const auto r = run_ccsim("simulate --format json --quiet " + args);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  return nlohmann::json::parse(r.out);
-}
-} // namespace
 
 TEST_CASE("Stragglers: a GPU at half speed doubles a synchronous step's compute, the others wait for it", "[cli]")
 {
   const std::string base = "--topology v100x8-ib100 --workload bert-large --algorithm lamb --gpus 16 ";
-  const auto uniform = simulate(base);
-  const auto slow    = simulate(base + "--slow-gpu 3:0.5");
+  const auto uniform = simulate_json(base);
+  const auto slow    = simulate_json(base + "--slow-gpu 3:0.5");
   const double c0    = uniform["breakdown"]["compute_s"].get<double>();
   const double o0    = uniform["breakdown"]["optimizer_s"].get<double>();
   REQUIRE(o0 > 0); // LAMB's step is part of the wait below: the test must see it
@@ -39,7 +31,7 @@ TEST_CASE("Stragglers: a GPU at half speed doubles a synchronous step's compute,
   auto topo = nlohmann::json::parse(ccsim::test::read_file(std::string(CCSIM_SOURCE_DIR) + "/topologies/v100x8-ib100.json"));
   topo["nodes"] = {{"1", {{"compute_scale", 0.5}}}};
   const auto file = write_temp_file("slow-node.json", topo.dump());
-  const auto node = simulate("--topology " + file + " --workload bert-large --algorithm lamb --gpus 16");
+  const auto node = simulate_json("--topology " + file + " --workload bert-large --algorithm lamb --gpus 16");
   CHECK(node["breakdown"]["compute_s"].get<double>() == Approx(2 * c0).epsilon(1e-12));
   CHECK(node["breakdown"]["straggler_wait_s"].get<double>() == Approx(8.0 / 16 * (c0 + o0)).epsilon(1e-12));
 }
@@ -50,8 +42,8 @@ TEST_CASE("Stragglers: a slow GPU runs its compression kernels and optimizer ste
   // between two synchronisation points, so on a cluster with one GPU at speed f each lasts 1/f of nominal, while the
   // collectives (same bytes, idle network) take as long as before: step(f) = step(1) + (1/f - 1) (c0 + k0 + o0).
   const std::string base = "--topology v100x8-ib100 --workload bert-large --algorithm onebit-adam --gpus 16 ";
-  const auto uniform = simulate(base);
-  const auto slow    = simulate(base + "--slow-gpu 9:0.4");
+  const auto uniform = simulate_json(base);
+  const auto slow    = simulate_json(base + "--slow-gpu 9:0.4");
   const auto& u = uniform["breakdown"];
   const auto& b = slow["breakdown"];
   const double c0 = u["compute_s"].get<double>(), k0 = u["compression_s"].get<double>(), o0 = u["optimizer_s"].get<double>();
@@ -67,7 +59,7 @@ TEST_CASE("Stragglers: a slow GPU runs its compression kernels and optimizer ste
   CHECK(slow["ranks_idle_s"][9].get<double>() == Approx(0).margin(1e-12));
   CHECK(b["straggler_wait_s"].get<double>() == Approx(15.0 / 16 * 1.5 * (c0 + k0 + o0)).epsilon(1e-12));
   // The random model is compute jitter only: kernels and the optimizer keep their nominal time.
-  const auto noisy = simulate(base + "--straggler-cv 0.3");
+  const auto noisy = simulate_json(base + "--straggler-cv 0.3");
   CHECK(noisy["breakdown"]["compression_s"].get<double>() == k0);
   CHECK(noisy["breakdown"]["optimizer_s"].get<double>() == o0);
 }
@@ -81,8 +73,8 @@ TEST_CASE("Stragglers: a slow GPU in a pipeline slows its own stage, and the sch
   // would add (m + p - 1) (f + b) (1/phi - 1).
   const std::string base = "--topology v100x1-wan --workload gpt2-xl --algorithm fp32-pipeline --gpus 8 --pp 8 "
                            "--global-batch 32 --micro-batch 1 --bandwidth-gbps 10 ";
-  const auto uniform = simulate(base);
-  const auto slow    = simulate(base + "--slow-gpu 3:0.5");
+  const auto uniform = simulate_json(base);
+  const auto slow    = simulate_json(base + "--slow-gpu 3:0.5");
   const double f = uniform["config"]["forward_ms_per_micro_batch"].get<double>() / 1e3;
   const double b = uniform["config"]["backward_ms_per_micro_batch"].get<double>() / 1e3;
   const double o = uniform["breakdown"]["optimizer_s"].get<double>();

@@ -51,7 +51,8 @@ TEST_CASE("ccsim validate: refits a NIC rate of 40 Gbps from rows generated at 4
   const auto fits = write_temp_file("validate-fits.json", fmt::format(R"({{"fits": [{{"topology": "{}",
     "constants": ["/nic/effective_gbps"], "tables": ["{}"]}}]}})",
                                                                       claimed, table));
-  const auto r = run_ccsim("validate --fits " + fits + " --format json --quiet");
+  const auto errors_file = ccsim::test::temp_dir() / "validate-errors.json";
+  const auto r = run_ccsim("validate --fits " + fits + " --format json --quiet --errors-out " + errors_file.string());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const auto doc = nlohmann::json::parse(r.out);
@@ -70,6 +71,23 @@ TEST_CASE("ccsim validate: refits a NIC rate of 40 Gbps from rows generated at 4
   }
   CHECK(doc["median_abs_error_pct"]["leave_row_out"].get<double>() < 0.4);
   CHECK(doc["median_abs_error_pct"]["leave_table_out"].is_null());
+  // Intervals: every left-out error is below 0.4 %, so each row's interval (made from the other three) is the 2 %
+  // floor and holds it; the 2- and 16-GPU rows lie outside the GPU range of the other three (4 / 2 = 16 / 8 = 2:
+  // x (1 + log2(2) / 4) = x 1.25, 2.5 %), so the median of 2, 2, 2.5, 2.5 is 2.25 %.
+  CHECK(doc["intervals"]["values"] == 4);
+  CHECK(doc["intervals"]["coverage_pct"].get<double>() == Approx(100));
+  CHECK(doc["intervals"]["median_half_width_pct"].get<double>() == Approx(2.25));
+  // --errors-out: the rows simulations draw their intervals from, each with the regime it was measured in.
+  const auto errors = nlohmann::json::parse(ccsim::test::read_file(errors_file));
+  REQUIRE(errors["rows"].size() == 4);
+  int gpus = 2;
+  for (const auto& e : errors["rows"]) {
+    CHECK(e["kind"] == "leave_row_out");
+    CHECK(std::abs(e["error_pct"].get<double>()) < 0.4);
+    CHECK(e["gpus"] == gpus);
+    CHECK(e["inter_node_gbps"].get<double>() == Approx(25)); // the preset's rate, as a user's run would have it
+    gpus *= 2;
+  }
 }
 
 TEST_CASE("ccsim validate: a constant that is not a number of the topology is one line naming the fits file",
@@ -81,6 +99,23 @@ TEST_CASE("ccsim validate: a constant that is not a number of the topology is on
   CHECK(r.exit_code == 2);
   CHECK(line_count(r.err) == 1);
   CHECK(r.err.find(fits + ": /fits/0/constants/0: '/nic/kind' is not a positive number") != std::string::npos);
+}
+
+TEST_CASE("ccsim validate and calibrate: a count such as gpus_per_node is not a physical constant - one line each",
+          "[cli]")
+{
+  // Refitting it made 4 GPUs per node 2.001 (issue 33); calibrate --steps and the fits file share the rule.
+  const auto fits = write_temp_file("validate-count.json", R"({"fits": [{"topology": "v100x4-eth40g",
+    "constants": ["/gpus_per_node"], "tables": ["onebit-lamb-table5"]}]})");
+  const auto v    = run_ccsim("validate --fits " + fits + " --quiet");
+  CHECK(v.exit_code == 2);
+  CHECK(line_count(v.err) == 1);
+  CHECK(v.err.find(fits + ": /fits/0/constants/0: '/gpus_per_node' is not a physical constant") != std::string::npos);
+  const auto c = run_ccsim("calibrate --topology v100x4-eth40g --steps onebit-lamb-table5 --fit /gpus_per_node --out " +
+                           (ccsim::test::temp_dir() / "never-count.json").string());
+  CHECK(c.exit_code == 2);
+  CHECK(line_count(c.err) == 1);
+  CHECK(c.err.find("ccsim: --fit: '/gpus_per_node' is not a physical constant") == 0);
 }
 
 TEST_CASE("ccsim validate: a file the fits file names that is missing or wrong is one line at that entry", "[cli]")

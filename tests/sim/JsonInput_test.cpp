@@ -120,3 +120,24 @@ TEST_CASE("parse_json_text: the same key in sibling objects or at other depths i
   CHECK(doc["b"][1]["a"] == 2);
   CHECK(doc["c"]["a"] == 3);
 }
+
+TEST_CASE("parse_json_text: more values than the limit is one line - as many as the limit parse", "[sim][io]")
+{
+  // One array of n empty objects holds n + 1 values (the array itself). nlohmann's callback parser took O(n^2) on
+  // such arrays (issue 33: 100,000 took 9.5 s); the duplicate-key pass is now its own linear SAX pass.
+  const auto array_of = [](std::size_t n) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < n; ++i)
+      text += i == 0 ? "{}" : ",{}";
+    return text + "]";
+  };
+  const std::size_t limit = ccsim::io::limits::kMaxJsonValues;
+  CHECK(ccsim::io::parse_json_text(array_of(limit - 1), "t.json").size() == limit - 1);
+  CHECK(message_of([&] { ccsim::io::parse_json_text(array_of(limit), "t.json"); }) ==
+        "t.json: holds more than 1000000 JSON values (numbers, strings, objects, ...): the limit");
+  // A duplicate key deep in a long array is still found at its index.
+  std::string text = array_of(1000);
+  text.insert(text.size() - 1, R"(,{"k": 1, "k": 2})");
+  CHECK(message_of([&] { ccsim::io::parse_json_text(text, "t.json"); }) ==
+        "t.json: /1000/k: appears twice in one object (JSON would keep only the last; remove one)");
+}

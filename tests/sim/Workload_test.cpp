@@ -18,11 +18,12 @@ using ccsim::test::write_temp_file;
 
 namespace {
 
-// A minimal valid workload with one extra JSON fragment spliced into the top-level object.
+// A minimal valid workload with one extra JSON fragment spliced into the top-level object. Its FLOPs are what a
+// dense model of its size trains with: 6 x 1000 x 16 + 12 x 16^2 x 2 x 8 = 145,152.
 std::string workload_text(const std::string& extra)
 {
   return R"({"family": "gpt", "params": 1000, "layers": 2, "hidden": 8, "seq_len": 16, "tensors": 4,
-             "flops_per_sample": 1e9)" +
+             "flops_per_sample": 145152)" +
          (extra.empty() ? std::string() : ", " + extra) + "}";
 }
 
@@ -189,4 +190,24 @@ TEST_CASE("load_workload: a batch that grows with dp excludes a fixed batch and 
     CHECK(w.global_batch == 0);
     CHECK(w.micro_batch == 1);
   }
+}
+
+TEST_CASE("load_workload: flops_per_sample beyond 1000 x a dense model of its size is one line - up to it loads",
+          "[sim]")
+{
+  // The fixture's dense training FLOPs: 6 x 1000 x 16 + 12 x 16^2 x 2 x 8 = 145,152 per sample, so the bound is
+  // 145,152,000 (sim/io/Limits.hpp's kMaxFlopsOverDense = 1000).
+  auto with_flops = [](const std::string& flops) {
+    std::string text = workload_text("");
+    text.replace(text.find("145152"), 6, flops);
+    return write_temp_file("flops-" + flops + ".json", text);
+  };
+  CHECK(load_workload(with_flops("145152000")).flops_per_sample == 145152000);
+  const auto over = with_flops("145153000");
+  CHECK(message_of([&] { load_workload(over); }) ==
+        over + ": /flops_per_sample: 1.45e+08 is more than 1000 x the training FLOPs of a dense model of this size, 6 x "
+               "params x seq_len + 12 x seq_len^2 x layers x hidden = 1.45e+05: not a physical value");
+  // The issue's case: 2^64 - 1 FLOPs per sample, in range alone, a step of 7.5 years with BERT-Large.
+  const auto huge = with_flops("18446744073709551615");
+  CHECK_THAT(message_of([&] { load_workload(huge); }), Catch::Contains("/flops_per_sample: 1.84e+19 is more than"));
 }

@@ -1,0 +1,66 @@
+// Model-parallel communication per step: the papers' GPT closed forms, or the sizes an architecture implies.
+#include "algorithms/ModelParallelWork.hpp"
+
+#include "algorithms/PlanHelpers.hpp"
+
+namespace ccsim::algorithms {
+
+namespace {
+/// The papers' workloads: Megatron's GPT layer, every stage the same, no expert parallelism.
+void add_closed_form_work(sim::PhasePlan& phase, const sim::StepShape& s)
+{
+  if (s.pp > 1 && !phase.pipeline) {
+    const std::uint64_t activations = 2ull * s.micro_batch * static_cast<std::uint64_t>(s.seq_len) * s.hidden;
+    phase.pipeline = sim::PipelineComm{activations, activations, {}};
+  }
+  if (s.tp < 2)
+    return;
+  const std::uint64_t per_micro_batch =
+      4ull * s.layers / static_cast<std::uint64_t>(s.pp) * s.micro_batch * s.seq_len * s.hidden * 2;
+  phase.ops.insert(phase.ops.begin(), collective("tensor-parallel activations", sim::Collective::ALL_REDUCE,
+                                                 sim::GroupKind::TENSOR_PARALLEL,
+                                                 per_micro_batch * s.grad_accumulation, /*synchronisation=*/false));
+}
+
+/// A workload with an architecture. Where this differs from the closed form, and why:
+/// - the busiest stage holds ceil(layers/pp) layers (the closed form rounds 4·layers/pp down), and it also runs the
+///   all-reduce after the vocabulary-parallel embedding (forward, first stage) or of the output head's input
+///   gradient (backward, last stage): one more per micro-batch with pp > 1, two with pp = 1 (Shoeybi et al. §3);
+/// - with tp > 1 each tensor-parallel rank sends 1/tp of a stage boundary's activations, as Megatron's
+///   scatter/gather optimisation and sequence parallelism do (Narayanan et al. 2021 §4.1); the closed form sends it
+///   whole from every rank;
+/// - a mixture of experts adds the expert-parallel all-to-alls.
+void add_architecture_work(sim::PhasePlan& phase, const sim::StepShape& s, const sim::TransformerArchitecture& arch)
+{
+  const std::uint64_t stage_layers = (static_cast<std::uint64_t>(s.layers) + s.pp - 1) / s.pp;
+  const std::uint64_t steps        = static_cast<std::uint64_t>(s.grad_accumulation);
+  if (s.pp > 1 && !phase.pipeline) {
+    const std::uint64_t boundary = sim::pp_boundary_bytes(arch, s.micro_batch, s.seq_len) / s.tp;
+    phase.pipeline               = sim::PipelineComm{boundary, boundary, {}};
+  }
+  if (s.ep > 1 && arch.moe()) {
+    const std::uint64_t per_micro_batch =
+        sim::kMoeAllToAllsPerLayer * stage_layers * sim::moe_all_to_all_bytes(arch, s.micro_batch, s.seq_len);
+    phase.ops.insert(phase.ops.begin(), collective("expert-parallel all-to-all (dispatch, combine)",
+                                                   sim::Collective::ALL_TO_ALL, sim::GroupKind::EXPERT_PARALLEL,
+                                                   per_micro_batch * steps, /*synchronisation=*/false));
+  }
+  if (s.tp < 2)
+    return;
+  const std::uint64_t all_reduces = sim::kTpAllReducesPerLayer * stage_layers + (s.pp == 1 ? 2 : 1);
+  const std::uint64_t per_micro_batch = all_reduces * sim::tp_all_reduce_bytes(arch, s.micro_batch, s.seq_len);
+  phase.ops.insert(phase.ops.begin(), collective("tensor-parallel activations", sim::Collective::ALL_REDUCE,
+                                                 sim::GroupKind::TENSOR_PARALLEL, per_micro_batch * steps,
+                                                 /*synchronisation=*/false));
+}
+} // namespace
+
+void add_model_parallel_work(sim::PhasePlan& phase, const sim::StepShape& shape)
+{
+  if (shape.architecture)
+    add_architecture_work(phase, shape, *shape.architecture);
+  else
+    add_closed_form_work(phase, shape);
+}
+
+} // namespace ccsim::algorithms

@@ -1,0 +1,145 @@
+// Prediction intervals from out-of-sample errors; the rule is in Intervals.hpp.
+#include "api/run/Intervals.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace ccsim::api {
+
+namespace {
+constexpr double kCoverage  = 0.8;  // the share of new rows the interval should hold
+constexpr double kFloor     = 0.02; // no calibration is better than 2 %: the papers print 2-3 significant digits
+constexpr double kCap       = 0.9;  // keeps p / (1 - h) finite
+constexpr std::size_t kMinPool = 3;
+
+std::string gbps_text(double gbps)
+{
+  return gbps >= 1 ? fmt::format("{:.3g} Gbit/s", gbps) : fmt::format("{:.3g} Mbit/s", gbps * 1e3);
+}
+
+/// The split-conformal quantile: the ceil(coverage (n + 1))-th smallest |error| (the largest when that runs past n).
+double conformal_quantile(std::vector<double> abs_errors)
+{
+  std::sort(abs_errors.begin(), abs_errors.end());
+  const auto n    = abs_errors.size();
+  const auto rank = static_cast<std::size_t>(std::ceil(kCoverage * static_cast<double>(n + 1)));
+  return abs_errors[std::min(n, std::max<std::size_t>(rank, 1)) - 1];
+}
+} // namespace
+
+MetricKind metric_kind(const std::string& metric)
+{
+  const bool comm = metric.find("allreduce_ms") != std::string::npos || metric.find("comm_ms") != std::string::npos ||
+                    metric.find("comm_s") != std::string::npos;
+  return comm ? MetricKind::COMMUNICATION : MetricKind::THROUGHPUT;
+}
+
+HalfWidth half_width(const PredictionErrors& errors, const Regime& r, MetricKind kind,
+                     const std::function<bool(const ErrorRow&)>& skip)
+{
+  auto usable = [&](const ErrorRow& e) { return std::isfinite(e.error_pct) && !(skip && skip(e)); };
+  std::vector<const ErrorRow*> pool;
+  std::string scope;
+  bool calibrated = true;
+  for (const auto& e : errors.rows)
+    if (usable(e) && e.regime.topology == r.topology && metric_kind(e.metric) == kind)
+      pool.push_back(&e);
+  scope = fmt::format("{} {} rows on {}", pool.size(), kind == MetricKind::THROUGHPUT ? "throughput" : "communication",
+                      r.topology);
+  if (pool.size() < kMinPool) {
+    pool.clear();
+    for (const auto& e : errors.rows)
+      if (usable(e) && e.regime.topology == r.topology)
+        pool.push_back(&e);
+    scope = fmt::format("{} rows on {}", pool.size(), r.topology);
+  }
+  if (pool.size() < kMinPool) {
+    calibrated = false;
+    pool.clear();
+    for (const auto& e : errors.rows)
+      if (usable(e) && metric_kind(e.metric) == kind)
+        pool.push_back(&e);
+    scope = fmt::format("{} rows of every calibrated topology", pool.size());
+  }
+  if (pool.empty())
+    return {kCap, "no out-of-sample error to go by"};
+
+  std::vector<double> abs_errors;
+  double lowest = INFINITY, highest = 0;
+  int fewest = 1 << 30, most = 0;
+  std::set<std::pair<int, int>> splits;
+  std::set<std::string> workloads, algorithms;
+  for (const auto* e : pool) {
+    abs_errors.push_back(std::abs(e->error_pct) / 100);
+    lowest  = std::min(lowest, e->regime.inter_node_gbps);
+    highest = std::max(highest, e->regime.inter_node_gbps);
+    fewest  = std::min(fewest, e->regime.gpus);
+    most    = std::max(most, e->regime.gpus);
+    splits.insert({e->regime.tp, e->regime.pp});
+    workloads.insert(e->regime.workload);
+    algorithms.insert(e->regime.algorithm);
+  }
+  const double base = std::max(kFloor, conformal_quantile(abs_errors));
+  double h          = base;
+  std::string why   = fmt::format("80 % of |error| over {}: {:.1f} %", scope, 100 * base);
+  auto widen        = [&](double factor, const std::string& reason) {
+    h *= factor;
+    why += fmt::format("; x{:.2f}, {}", factor, reason);
+  };
+  if (!calibrated)
+    widen(2.0, fmt::format("{} has no calibration", r.topology));
+  constexpr double kSame = 1e-9; // rates printed and read back agree to far better than this
+  if (r.inter_node_gbps < lowest * (1 - kSame))
+    widen(1 + std::log2(lowest / r.inter_node_gbps) / 2,
+          fmt::format("inter-node rate {} below the lowest calibrated {}", gbps_text(r.inter_node_gbps), gbps_text(lowest)));
+  else if (r.inter_node_gbps > highest * (1 + kSame))
+    widen(1 + std::log2(r.inter_node_gbps / highest) / 4,
+          fmt::format("inter-node rate {} above the highest calibrated {}", gbps_text(r.inter_node_gbps),
+                      gbps_text(highest)));
+  if (r.gpus > most)
+    widen(1 + std::log2(static_cast<double>(r.gpus) / most) / 4,
+          fmt::format("{} GPUs beyond the calibrated {}", r.gpus, most));
+  else if (r.gpus < fewest)
+    widen(1 + std::log2(static_cast<double>(fewest) / r.gpus) / 4,
+          fmt::format("{} GPUs below the calibrated {}", r.gpus, fewest));
+  if (splits.count({r.tp, r.pp}) == 0)
+    widen(1.5, fmt::format("a tp {} x pp {} split no calibration row has", r.tp, r.pp));
+  if (workloads.count(r.workload) == 0)
+    widen(1.25, fmt::format("workload {} not calibrated here", r.workload));
+  if (algorithms.count(r.algorithm) == 0)
+    widen(1.25, fmt::format("algorithm {} not calibrated here", r.algorithm));
+  if (h > kCap) {
+    h = kCap;
+    why += fmt::format("; capped at {:.0f} %", 100 * kCap);
+  }
+  return {h, why};
+}
+
+Interval interval_around(double prediction, const HalfWidth& width)
+{
+  return {prediction / (1 + width.h), prediction / (1 - width.h), width.why};
+}
+
+Regime regime_of(const SimulationReport& report)
+{
+  const auto& c = report.config;
+  return {c.topology, c.workload, c.algorithm, c.gpus, c.tp, c.pp, c.inter_node_gbps};
+}
+
+std::map<std::string, Interval> prediction_intervals(const SimulationReport& report, const PredictionErrors& errors)
+{
+  const Regime regime = regime_of(report);
+  const auto through  = half_width(errors, regime, MetricKind::THROUGHPUT);
+  std::map<std::string, Interval> out = {{"samples_per_s", interval_around(report.samples_per_s, through)},
+                                         {"step_time_s", interval_around(report.step_time_s, through)},
+                                         {"tflops_per_gpu", interval_around(report.tflops_per_gpu, through)}};
+  if (report.breakdown.allreduce_ms > 0)
+    out["allreduce_ms"] = interval_around(report.breakdown.allreduce_ms,
+                                          half_width(errors, regime, MetricKind::COMMUNICATION));
+  return out;
+}
+
+} // namespace ccsim::api

@@ -1,0 +1,55 @@
+#pragma once
+// An error bar on every prediction (issue 32): for each headline metric, the range the truth should lie in, from how far
+// off ccsim was out of sample in the nearest calibrated regime (api/run/PredictionErrors.hpp), widened when the run
+// extrapolates beyond it, with the reasons.
+//
+// The rule. The pool: the calibration rows on the run's topology whose metric is of the same kind (throughput:
+// samples/s, step time, TFLOP/s; communication: all-reduce and pipeline-send times), or every row of that topology
+// when fewer than 3 are of the kind, or every row of the kind on every topology when the topology has no calibration.
+// The base half-width h: the split-conformal 80 % quantile of the pool's |error| (the ceil(0.8 (n + 1))-th smallest,
+// the largest when n is small; at least 2 %), so that about 4 in 5 new rows of the same regime fall inside. Then
+// widened, a factor per way the run leaves the pool (each named in `why`):
+//   inter-node rate below the pool's lowest      x (1 + log2(lowest / rate) / 2)
+//   inter-node rate above the pool's highest     x (1 + log2(rate / highest) / 4)
+//   GPUs outside the pool's range                x (1 + log2(ratio) / 4)
+//   a tp x pp split no pool row has              x 1.5
+//   a workload or an algorithm no pool row has   x 1.25 each
+//   a topology with no calibration at all        x 2
+// and capped at 0.9. With |error| <= h, a truth y and a prediction p satisfy p = y (1 + e), so y lies in
+// [p / (1 + h), p / (1 - h)]: the interval is that, for every metric of the kind.
+
+#include "api/run/PredictionErrors.hpp"
+#include "api/run/SimulationReport.hpp"
+
+#include <functional>
+#include <map>
+#include <string>
+
+namespace ccsim::api {
+
+enum class MetricKind { THROUGHPUT, COMMUNICATION };
+
+/// The kind of a metric name as experiments and validate name them (allreduce_ms, pipeline_*_comm_ms and comm
+/// times are COMMUNICATION, everything else THROUGHPUT).
+MetricKind metric_kind(const std::string& metric);
+
+struct HalfWidth {
+  double h = 0;       // relative: |error| <= h
+  std::string why;    // the pool and every widening, in one line
+};
+
+/// The half-width for `regime` and `kind` from `errors`, leaving out the rows for which `skip` says true (validate's
+/// leave-one-out coverage). Without any usable row: h = 0.9 and a why that says so.
+HalfWidth half_width(const PredictionErrors& errors, const Regime& regime, MetricKind kind,
+                     const std::function<bool(const ErrorRow&)>& skip = {});
+
+/// [p / (1 + h), p / (1 - h)].
+Interval interval_around(double prediction, const HalfWidth& width);
+
+/// The regime a report was simulated in.
+Regime regime_of(const SimulationReport& report);
+
+/// Intervals for samples_per_s, step_time_s, tflops_per_gpu and (when the run has a synchronisation) allreduce_ms.
+std::map<std::string, Interval> prediction_intervals(const SimulationReport& report, const PredictionErrors& errors);
+
+} // namespace ccsim::api

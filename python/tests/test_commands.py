@@ -1,0 +1,148 @@
+"""experiment, advise, collective, calibrate and train answer what their commands print with --format json; the rows
+become a pandas DataFrame when pandas is installed; train's progress callback sees every step and can stop the run."""
+
+import json
+
+import pytest
+
+import ccsim
+from conftest import REPO, cli_error, cli_json, run_cli
+
+SPEC = {
+    "name": "py-sweep",
+    "base": {"topology": "v100x4-eth40g", "workload": "bert-large", "gpus": 32, "global_batch": 4096,
+             "micro_batch": 16},
+    "axes": {"algorithm": ["adam", "onebit-adam"], "bandwidth_gbps": [5, 40]},
+    "baseline": {"algorithm": "adam"},
+}
+
+
+def masked(doc, keys=("wall_s",)):
+    """`doc` without the named keys at any depth (wall-clock seconds differ between any two runs)."""
+    if isinstance(doc, dict):
+        return {k: masked(v, keys) for k, v in doc.items() if k not in keys}
+    if isinstance(doc, list):
+        return [masked(v, keys) for v in doc]
+    return doc
+
+
+def test_experiment_rows_equal_the_command_lines(tmp_path):
+    spec_file = tmp_path / "py-sweep.json"
+    spec_file.write_text(json.dumps(SPEC))
+    expected = cli_json("experiment", spec_file, "--out", tmp_path / "cli", "--no-plot")
+    got = ccsim.experiment(str(spec_file), out=tmp_path / "py", jobs=2)
+    assert masked(got.to_dicts()) == masked(expected["rows"])
+    assert masked(got.document.to_dict()) == masked(expected)
+    assert (tmp_path / "py" / "results.csv").read_text() == (tmp_path / "cli" / "results.csv").read_text()
+    # A dict runs the same points; a temporary folder is used and removed when no out is given.
+    from_dict = ccsim.experiment(SPEC)
+    assert masked(from_dict.to_dicts()) == masked(expected["rows"])
+    assert from_dict.out is None
+    speedups = {(r.algorithm, r.bandwidth_gbps): r.speedup for r in got}
+    assert speedups[("adam", 5)] == 1.0 and speedups[("onebit-adam", 5)] > 1.0
+
+
+def test_experiment_progress_counts_every_point():
+    seen = []
+    ccsim.experiment(SPEC, progress=lambda finished, total, *rest: seen.append((finished, total)))
+    assert seen and seen[-1] == (4, 4)
+
+
+def test_a_failed_experiment_point_raises_the_command_lines_line(tmp_path):
+    spec = {**SPEC, "axes": {"algorithm": ["adam"], "global_batch": [4096, 4097]}}
+    spec_file = tmp_path / "bad.json"
+    spec_file.write_text(json.dumps(spec))
+    code, _, err = run_cli("experiment", spec_file, "--out", tmp_path / "cli", "--no-plot", check=False)
+    assert code == 2
+    line = [x for x in err.splitlines() if "4097" in x][0]
+    with pytest.raises(ccsim.InputError) as e:
+        ccsim.experiment(str(spec_file), out=tmp_path / "py")
+    assert "ccsim experiment: " + str(e.value) == line
+    kept = ccsim.experiment(str(spec_file), out=tmp_path / "py2", keep_going=True)
+    assert len(kept.failures) == 1 and "error" in kept[1]
+
+
+def test_an_experiment_dict_with_a_bad_value_raises_at_its_json_path():
+    spec = json.loads(json.dumps(SPEC))
+    spec["base"]["gpus"] = 0
+    with pytest.raises(ccsim.InputError) as e:
+        ccsim.load_experiment(spec)
+    assert str(e.value).startswith("<experiment dict>: /base/gpus: ")
+
+
+def test_rows_become_a_data_frame():
+    pandas = pytest.importorskip("pandas")
+    frame = ccsim.experiment(SPEC).to_pandas()
+    assert isinstance(frame, pandas.DataFrame)
+    assert len(frame) == 4 and {"algorithm", "bandwidth_gbps", "speedup", "samples_per_s"} <= set(frame.columns)
+
+
+def test_advise_equals_the_command_lines_json():
+    evidence = REPO / "workloads" / "evidence" / "convergence.json"
+    expected = cli_json("advise", "--topology", "v100x4-eth40g", "--workload", "bert-large", "--gpus", 64,
+                        "--evidence", evidence)
+    got = ccsim.advise("v100x4-eth40g", "bert-large", 64, evidence=evidence)
+    assert got.to_dict() == expected
+    assert got.ranking[0].algorithm == expected["ranking"][0]["algorithm"]
+
+
+def test_collective_equals_the_command_lines_json():
+    expected = cli_json("collective", "--topology", "a100x8-ib100", "--gpus", "8,16", "-b", 1024, "-e", 1 << 24,
+                        "-f", 4)
+    got = ccsim.collective("a100x8-ib100", [8, 16], minbytes=1024, maxbytes=1 << 24, stepfactor=4)
+    assert masked(got.to_dict()) == masked(expected)
+    assert len(got.rows) == 2 * 8  # 1 KiB .. 16 MiB by 4: 8 sizes on each rank count
+    assert cli_error("collective", "--topology", "a100x8-ib100", "--gpus", 1) == \
+        _raised(lambda: ccsim.collective("a100x8-ib100", 1))
+
+
+def _raised(call):
+    with pytest.raises(ccsim.InputError) as e:
+        call()
+    return str(e.value)
+
+
+def test_calibrate_fits_what_the_command_line_fits(tmp_path):
+    table = tmp_path / "nccl.txt"
+    table.write_text(run_cli("collective", "--topology", "a100x8-ib100", "--gpus", 16, "-b", "1M", "-e", "64M", "-f",
+                             4)[1])
+    expected = cli_json("calibrate", "--topology", "a100x8-ib100", "--nccl-tests", table, "--out", tmp_path / "cli.json")
+    got = ccsim.calibrate("a100x8-ib100", nccl_tests=table, out=tmp_path / "py.json")
+    assert masked(got.to_dict(), ("topology",)) == masked(expected, ("topology",))
+    assert json.loads((tmp_path / "py.json").read_text()) == json.loads((tmp_path / "cli.json").read_text())
+    # The table was simulated on the preset itself, so the fit finds the preset's NIC constants (88 Gbps, 3 us).
+    preset = ccsim.load_topology("a100x8-ib100")["nic"]
+    assert got.effective_gbps == pytest.approx(preset["effective_gbps"], rel=1e-4)
+    assert got.latency_us == pytest.approx(preset["latency_us"], rel=1e-3)
+    assert cli_error("calibrate", "--topology", "a100x8-ib100", "--out", tmp_path / "x.json") == \
+        _raised(lambda: ccsim.calibrate("a100x8-ib100", out=tmp_path / "x.json"))
+
+
+def test_train_equals_the_command_lines_json_and_reports_every_step():
+    expected = cli_json("train", "--algorithm", "onebit-adam,adam", "--steps", 20, "--workers", 4, "--global-batch",
+                        64, "--param", "lr=0.001")
+    steps = []
+    got = ccsim.train(["onebit-adam", "adam"], steps=20, workers=4, global_batch=64, params={"lr": 0.001},
+                      progress=lambda what, done, total, unit, note: steps.append((what, done, total, unit)))
+    assert masked(got.to_dicts()) == masked(expected["runs"])
+    assert got.stopped == ""
+    assert [s for s in steps if s[0].startswith("onebit-adam")][-1] == ("onebit-adam (1 of 2)", 20, 20, "steps")
+
+
+def test_an_exception_in_trains_callback_stops_the_run():
+    class Enough(Exception):
+        pass
+
+    def progress(what, done, total, unit, note):
+        if done >= 5:
+            raise Enough(what)
+
+    with pytest.raises(Enough, match="adam"):
+        ccsim.train("adam", steps=1000, workers=2, global_batch=16, progress=progress)
+
+
+def test_train_rejects_a_bad_value_as_the_command_line_does():
+    assert cli_error("train", "--algorithm", "adam", "--workers", 0) == \
+        _raised(lambda: ccsim.train("adam", workers=0))
+    assert cli_error("train", "--algorithm", "adam", "--param", "k=3") == \
+        _raised(lambda: ccsim.train("adam", params={"k": 3}))

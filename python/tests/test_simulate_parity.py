@@ -1,0 +1,110 @@
+"""ccsim.simulate answers what `ccsim simulate --format json` prints, field for field, for every algorithm that
+simulates, on two topologies (the workload and pipeline depth per algorithm as scripts/compare-outputs.sh chooses
+them). Only sim.wall_s, the simulator's own wall-clock time, may differ."""
+
+import json
+
+import pytest
+
+import ccsim
+from conftest import cli_json, run_cli, without_wall
+
+# scripts/compare-outputs.sh's simulate loop: pipeline algorithms on a pipelined GPT-2 XL, sharded ones on GPT 1.3B,
+# the rest on BERT-Large.
+PIPELINE = {"fp32-pipeline", "directq", "aq-sgd"}
+SHARDED = {"megatron-dp", "sdp4bit", "zeropp", "qw", "qwd", "tlq", "tlq-hs", "ulq"}
+TOPOLOGIES = [("v100x4-eth40g", 64), ("a100x8-ib100", 64)]
+
+
+def simulate_algorithms():
+    listing = json.loads(run_cli("list", "algorithms", "--format", "json")[1])
+    return [a["name"] for a in listing["algorithms"] if "[train only]" not in a["description"]]
+
+
+ALGORITHMS = simulate_algorithms()
+
+
+def shape(algorithm):
+    if algorithm in PIPELINE:
+        return {"workload": "gpt2-xl", "pp": 4}
+    if algorithm in SHARDED:
+        return {"workload": "gpt-1.3b", "allow_oom": True}
+    return {"workload": "bert-large", "allow_oom": True}
+
+
+def cli_args(topology, gpus, algorithm):
+    s = shape(algorithm)
+    args = ["simulate", "--topology", topology, "--algorithm", algorithm, "--gpus", gpus, "--workload", s["workload"]]
+    if "pp" in s:
+        args += ["--pp", s["pp"]]
+    if s.get("allow_oom"):
+        args += ["--allow-oom"]
+    return args
+
+
+def test_the_package_lists_the_same_simulating_algorithms_as_the_command_line():
+    assert sorted(a.name for a in ccsim.algorithms() if a.simulates) == sorted(ALGORITHMS)
+    assert len(ALGORITHMS) >= 10  # the five papers' algorithms, their baselines and parts
+
+
+@pytest.mark.parametrize("topology,gpus", TOPOLOGIES)
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_simulate_equals_the_command_lines_json(topology, gpus, algorithm):
+    expected = cli_json(*cli_args(topology, gpus, algorithm))
+    got = ccsim.simulate(topology=topology, algorithm=algorithm, gpus=gpus, **shape(algorithm))
+    assert without_wall(got.to_dict()) == without_wall(expected)
+    # Attribute access reads the same document.
+    assert got.samples_per_s == expected["samples_per_s"]
+    assert got.breakdown.comm_s == expected["breakdown"]["comm_s"]
+    assert [p.name for p in got.phases] == [p["name"] for p in expected["phases"]]
+
+
+def test_the_issues_one_liner_prints_the_command_lines_number(tmp_path):
+    """`python3 -c "import ccsim; print(ccsim.simulate(...).samples_per_s)"` prints what the JSON holds."""
+    import subprocess
+    import sys
+
+    code = ("import ccsim; print(ccsim.simulate(topology='v100x4-eth40g', workload='bert-large', "
+            "algorithm='onebit-adam', gpus=64).samples_per_s)")
+    printed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             cwd=tmp_path).stdout.strip()
+    expected = cli_json("simulate", "--topology", "v100x4-eth40g", "--workload", "bert-large", "--algorithm",
+                        "onebit-adam", "--gpus", 64)
+    assert printed == repr(expected["samples_per_s"])
+
+
+def test_every_flag_that_shapes_a_run_maps_to_a_keyword():
+    """scripts/compare-outputs.sh's overrides, stragglers and exact-fidelity runs, through keywords."""
+    base = ["simulate", "--topology", "a100x8-ib100", "--workload", "bert-large", "--gpus", 32]
+    cases = [
+        (["--algorithm", "lamb", "--bandwidth-gbps", 7, "--latency-us", 30, "--network-model", "tcp", "--param",
+          "grad_bytes=4", "--param", "seq_len=256"],
+         dict(algorithm="lamb", bandwidth_gbps=7, latency_us=30, network_model="tcp",
+              params={"grad_bytes": 4, "seq_len": 256})),
+        (["--algorithm", "adam", "--slow-gpu", "3:0.5", "--straggler-cv", 0.2, "--straggler-seed", 7],
+         dict(algorithm="adam", slow_gpus={3: 0.5}, straggler_cv=0.2, straggler_seed=7)),
+        (["--algorithm", "onebit-lamb", "--fidelity", "exact", "--global-batch", 4096, "--micro-batch", 16],
+         dict(algorithm="onebit-lamb", fidelity="exact", global_batch=4096, micro_batch=16)),
+        (["--algorithm", "onebit-adam", "--links"], dict(algorithm="onebit-adam", links=True)),
+    ]
+    for flags, keywords in cases:
+        expected = cli_json(*base, *flags)
+        got = ccsim.simulate(topology="a100x8-ib100", workload="bert-large", gpus=32, **keywords)
+        assert without_wall(got.to_dict()) == without_wall(expected), flags
+
+
+def test_tp_and_pp_map_to_keywords():
+    expected = cli_json("simulate", "--topology", "h800x8-ib400x8", "--workload", "gpt-13b", "--algorithm", "sdp4bit",
+                        "--gpus", 64, "--tp", 4, "--pp", 2)
+    got = ccsim.simulate("h800x8-ib400x8", "gpt-13b", "sdp4bit", 64, tp=4, pp=2)
+    assert without_wall(got.to_dict()) == without_wall(expected)
+    assert (got.config.tp, got.config.pp) == (4, 2)
+
+
+def test_trace_keeps_the_trace_the_command_line_writes_to_its_file(tmp_path):
+    trace_file = tmp_path / "trace.json"
+    expected = cli_json("simulate", "--topology", "a100x8-ib100", "--workload", "bert-large", "--gpus", 32,
+                        "--algorithm", "sdp4bit", "--allow-oom", "--trace", trace_file)
+    got = ccsim.simulate("a100x8-ib100", "bert-large", "sdp4bit", 32, allow_oom=True, trace=True).to_dict()
+    assert got.pop("trace") == json.loads(trace_file.read_text())
+    assert without_wall(got) == without_wall(expected)

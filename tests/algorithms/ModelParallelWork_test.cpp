@@ -1,0 +1,118 @@
+// Model-parallel messages and activation memory of architecture-described workloads, worked by hand; and the papers'
+// GPT closed form left as it was.
+#include "algorithms/MemoryFootprint.hpp"
+#include "algorithms/ModelParallelWork.hpp"
+#include "algorithms/PlanAlgorithm.hpp"
+#include "sim/io/JsonInput.hpp"
+#include "tests/support/CommOps.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+using namespace ccsim;
+
+namespace {
+sim::Workload preset(const std::string& name)
+{
+  return sim::load_workload(io::resolve_preset("workloads", name, "--workload"));
+}
+
+/// A run's shape for `work` as api/run/ResolvedRun.cpp forms it.
+sim::StepShape shape_of(const sim::Workload& work, int dp, int tp, int pp, int ep, std::uint64_t micro_batch,
+                        int accumulation)
+{
+  sim::StepShape s;
+  s.dp = dp, s.tp = tp, s.pp = pp, s.ep = ep, s.gpus = dp * tp * pp;
+  s.gpus_per_node = 8;
+  s.params = work.params;
+  s.params_per_rank = static_cast<std::uint64_t>(work.params_held(ep)) / static_cast<std::uint64_t>(tp * pp);
+  s.micro_batch = micro_batch, s.grad_accumulation = accumulation;
+  s.global_batch = static_cast<std::uint64_t>(dp) * micro_batch * static_cast<std::uint64_t>(accumulation);
+  s.seq_len = work.seq_len, s.hidden = work.hidden, s.layers = work.layers, s.tensors = work.tensors;
+  s.architecture = work.architecture;
+  return s;
+}
+
+/// The one collective model parallelism added to `phase`, checked to be of this kind on this group.
+sim::CommOp only_collective(const sim::PhasePlan& phase, sim::Collective collective, sim::GroupKind group)
+{
+  const auto ops = test::comm_ops(phase);
+  REQUIRE(ops.size() == 1);
+  CHECK(ops[0].collective == collective);
+  CHECK(ops[0].group == group);
+  return ops[0];
+}
+} // namespace
+
+TEST_CASE("ModelParallelWork: Llama-2-70B at tp 4 pp 4 all-reduces 81 activations per micro-batch", "[algorithms]")
+{
+  // 80 layers over 4 stages = 20 per stage, 4 all-reduces each (Shoeybi et al. §3), plus the first stage's
+  // embedding all-reduce (or the last stage's output-head gradient): 81 of 2·s·b·h = 2 x 4096 x 1 x 8192 bytes.
+  // Stage boundaries carry 2·s·b·h / tp per tensor-parallel rank each way. 8 micro-batches per step.
+  const auto w = preset("llama2-70b");
+  sim::PhasePlan phase;
+  algorithms::add_model_parallel_work(phase, shape_of(w, 4, 4, 4, 1, 1, 8));
+  const auto op = only_collective(phase, sim::Collective::ALL_REDUCE, sim::GroupKind::TENSOR_PARALLEL);
+  CHECK(op.bytes == 81ull * 2 * 4096 * 8192 * 8);
+  REQUIRE(phase.pipeline);
+  CHECK(phase.pipeline->forward_bytes_per_micro_batch == 2ull * 4096 * 8192 / 4);
+  CHECK(phase.pipeline->backward_bytes_per_micro_batch == 2ull * 4096 * 8192 / 4);
+}
+
+TEST_CASE("ModelParallelWork: Mixtral at ep 8 adds 4 all-to-alls of 2·s·b·k·h per layer and micro-batch",
+          "[algorithms]")
+{
+  // 32 MoE layers, micro-batch 2, seq 4096, top-2, h 4096: each all-to-all sends 2 x 4096 x 2 x 2 x 4096 =
+  // 134,217,728 B per rank; 4 per layer (dispatch and combine, forward and backward), 2 micro-batches per step.
+  const auto w = preset("mixtral-8x7b");
+  sim::PhasePlan phase;
+  algorithms::add_model_parallel_work(phase, shape_of(w, 64, 1, 1, 8, 2, 2));
+  const auto op = only_collective(phase, sim::Collective::ALL_TO_ALL, sim::GroupKind::EXPERT_PARALLEL);
+  CHECK(op.bytes == 4ull * 32 * 134217728ull * 2);
+  // Without expert parallelism every rank holds all experts and nothing is exchanged.
+  sim::PhasePlan local;
+  algorithms::add_model_parallel_work(local, shape_of(w, 64, 1, 1, 1, 2, 2));
+  CHECK(test::comm_ops(local).empty());
+}
+
+TEST_CASE("ModelParallelWork: the papers' GPT workloads keep the closed form", "[algorithms]")
+{
+  // gpt-13b at tp 4 pp 2 (SDP4Bit Table 8): 4·40/2 = 80 all-reduces of 2·s·b·h = 2 x 2048 x 1 x 5120, and stage
+  // transfers of the whole 2·s·b·h from every tensor-parallel rank, as before issue 29.
+  const auto w = preset("gpt-13b");
+  REQUIRE_FALSE(w.architecture);
+  sim::PhasePlan phase;
+  algorithms::add_model_parallel_work(phase, shape_of(w, 8, 4, 2, 1, 1, 4));
+  const auto op = only_collective(phase, sim::Collective::ALL_REDUCE, sim::GroupKind::TENSOR_PARALLEL);
+  CHECK(op.bytes == 80ull * 2 * 2048 * 5120 * 4);
+  CHECK(phase.pipeline->forward_bytes_per_micro_batch == 2ull * 2048 * 5120);
+}
+
+TEST_CASE("MemoryFootprint: Llama-3-8B activations come from its architecture", "[algorithms]")
+{
+  // 32 layers x 1,141,899,264 B (tests/sim/TransformerArchitecture_test.cpp, by hand) + fp32 logits
+  // 4·s·b·V = 4 x 8192 x 128,256 = 4,202,692,608 B. Recomputed: 32 x 2·s·b·h (67,108,864) + one layer + logits.
+  const auto w        = preset("llama3-8b");
+  const auto* sharded = algorithms::find_plan_algorithm("megatron-dp");
+  const auto m        = algorithms::memory_footprint(*sharded, w, shape_of(w, 8, 1, 1, 1, 1, 16));
+  CHECK(m.activations_bytes == 32 * 1141899264.0 + 4202692608.0);
+  CHECK(m.activations_recompute_bytes == 32 * 67108864.0 + 1141899264.0 + 4202692608.0);
+  // States: bf16 weights 2, fp32 gradients 4, and 12 bytes of optimizer state sharded over dp 8.
+  CHECK(m.weights_bytes == 2 * 8030261248.0);
+  CHECK(m.optimizer_bytes == Approx(12 * 8030261248.0 / 8).epsilon(1e-15));
+}
+
+TEST_CASE("MemoryFootprint: expert parallelism shards Mixtral's experts but not its optimizer total", "[algorithms]")
+{
+  // At ep 8 a rank holds the attention, norms, router and embeddings (46,702,792,704 - 45,097,156,608 =
+  // 1,605,636,096) and one of the 8 experts of every layer (45,097,156,608 / 8 = 5,637,144,576): 7,242,780,672.
+  // Megatron's distributed optimizer shards an expert's states over the dp/ep ranks that hold it, so the 12 bytes
+  // per parameter still spread the whole model over dp = 64.
+  const auto w        = preset("mixtral-8x7b");
+  const auto* sharded = algorithms::find_plan_algorithm("megatron-dp");
+  const auto m        = algorithms::memory_footprint(*sharded, w, shape_of(w, 64, 1, 1, 8, 2, 2));
+  CHECK(m.weights_bytes == 2 * 7242780672.0);
+  CHECK(m.gradients_bytes == 4 * 7242780672.0);
+  CHECK(m.optimizer_bytes == Approx(12 * 46702792704.0 / 64).epsilon(1e-15));
+}

@@ -1,0 +1,85 @@
+// The interval rule of api/run/Intervals.hpp on hand-made error tables, every half-width worked out by hand.
+#include "api/run/Intervals.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace ccsim::api;
+
+namespace {
+ErrorRow row(const std::string& topology, double error_pct, const std::string& metric = "samples_per_s",
+             double gbps = 10, int tp = 1, const std::string& label = "")
+{
+  ErrorRow r;
+  r.regime    = {topology, "bert-large", "lamb", 64, tp, 1, gbps};
+  r.table     = "t";
+  r.label     = label.empty() ? std::to_string(error_pct) : label;
+  r.metric    = metric;
+  r.error_pct = error_pct;
+  r.kind      = "leave_row_out";
+  return r;
+}
+
+Regime at(const std::string& topology, double gbps = 10, int tp = 1)
+{
+  return {topology, "bert-large", "lamb", 64, tp, 1, gbps};
+}
+} // namespace
+
+TEST_CASE("Intervals: the base half-width is the conformal 80 percent quantile of the pool's errors", "[api]")
+{
+  PredictionErrors e;
+  // |errors| 1..9 %: n = 9, rank ceil(0.8 x 10) = 8, so h = 8 %.
+  for (const double x : {1.0, -2.0, 3.0, -4.0, 5.0, -6.0, 7.0, -8.0, 9.0})
+    e.rows.push_back(row("c", x));
+  const auto w = half_width(e, at("c"), MetricKind::THROUGHPUT);
+  CHECK(w.h == Approx(0.08));
+  CHECK_THAT(w.why, Catch::StartsWith("80 % of |error| over 9 throughput rows on c: 8.0 %"));
+  // truth = p / (1 + e) with |e| <= h: [p / 1.08, p / 0.92]
+  const auto iv = interval_around(100, w);
+  CHECK(iv.low == Approx(100 / 1.08));
+  CHECK(iv.high == Approx(100 / 0.92));
+  // Leaving a row out (validate's coverage): n = 8, rank ceil(7.2) = 8: the largest left, 9 % without the 8 % row.
+  const auto w8 = half_width(e, at("c"), MetricKind::THROUGHPUT, [](const ErrorRow& r) { return r.error_pct == -8; });
+  CHECK(w8.h == Approx(0.09));
+  // Small errors never give less than the 2 % floor.
+  PredictionErrors tiny;
+  for (int i = 0; i < 5; ++i)
+    tiny.rows.push_back(row("c", 0.1));
+  CHECK(half_width(tiny, at("c"), MetricKind::THROUGHPUT).h == Approx(0.02));
+}
+
+TEST_CASE("Intervals: each way out of the calibrated regime widens by its stated factor", "[api]")
+{
+  PredictionErrors e;
+  for (const double x : {1.0, 2.0, 3.0, 4.0}) // n = 4: rank ceil(4) = 4, h = 4 %
+    e.rows.push_back(row("c", x, "samples_per_s", 10));
+  // A quarter of the lowest calibrated rate: x (1 + log2(4) / 2) = x 2.
+  CHECK(half_width(e, at("c", 2.5), MetricKind::THROUGHPUT).h == Approx(0.08));
+  // Four times the highest: x (1 + 2 / 4) = x 1.5.
+  CHECK(half_width(e, at("c", 40), MetricKind::THROUGHPUT).h == Approx(0.06));
+  // A split no row has: x 1.5; with a quarter of the rate too: x 3.
+  CHECK(half_width(e, at("c", 10, 4), MetricKind::THROUGHPUT).h == Approx(0.06));
+  CHECK(half_width(e, at("c", 2.5, 4), MetricKind::THROUGHPUT).h == Approx(0.12));
+  // A topology without calibration: the pool of every topology's rows, doubled.
+  const auto other = half_width(e, at("elsewhere"), MetricKind::THROUGHPUT);
+  CHECK(other.h == Approx(0.08));
+  CHECK_THAT(other.why, Catch::Contains("elsewhere has no calibration"));
+}
+
+TEST_CASE("Intervals: communication metrics use communication rows - too few fall back to the topology's rows", "[api]")
+{
+  PredictionErrors e;
+  for (const double x : {1.0, 2.0, 3.0, 4.0})
+    e.rows.push_back(row("c", x));
+  for (const double x : {10.0, 20.0, 30.0, 40.0})
+    e.rows.push_back(row("c", x, "allreduce_ms"));
+  CHECK(half_width(e, at("c"), MetricKind::COMMUNICATION).h == Approx(0.40));
+  CHECK(half_width(e, at("c"), MetricKind::THROUGHPUT).h == Approx(0.04));
+  e.rows.resize(6); // 2 communication rows left: the pool is every row of c (n = 6, rank ceil(5.6) = 6: 20 %)
+  CHECK(half_width(e, at("c"), MetricKind::COMMUNICATION).h == Approx(0.20));
+  CHECK(metric_kind("phase.compressed.allreduce_ms") == MetricKind::COMMUNICATION);
+  CHECK(metric_kind("phase.fwd.pipeline_forward_comm_ms") == MetricKind::COMMUNICATION);
+  CHECK(metric_kind("tflops_per_gpu") == MetricKind::THROUGHPUT);
+}
