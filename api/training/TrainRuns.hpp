@@ -20,9 +20,9 @@ namespace ccsim::api {
 
 struct TrainRequest {
   std::vector<std::string> algorithms; // compared on the same data, model and seed
-  std::string model = "mlp";           // mlp | tiny-transformer
+  std::string model = "mlp";           // mlp | tiny-transformer | char-gpt
   int workers       = 16;
-  /// Steps and global batch; unset: the model's defaults (mlp 1000 x 512, tiny-transformer 200 x 64: a run near 30 s).
+  /// Steps and global batch; unset: the model's defaults (mlp 1000 x 512, a transformer 200 x 64: a run near 30 s).
   std::optional<int> steps, global_batch;
   numerics::Hyper hyper; // --param keys; each algorithm takes those its update reads
   std::uint64_t seed = 1;
