@@ -21,9 +21,12 @@ DefaultParam schedule(LrSchedule s, const std::string& source)
 }
 } // namespace
 
-std::vector<DefaultParam> claim_defaults(const std::vector<std::string>& algorithms, const numerics::Hyper& given)
+std::vector<DefaultParam> claim_defaults(const std::vector<std::string>& algorithms, const std::string& model,
+                                         const numerics::Hyper& given)
 {
   std::vector<DefaultParam> out;
+  if (model == "mlp")
+    return out;
   if (holds(algorithms, {"slamb"}))
     out = {schedule(LrSchedule::SLAMB, "SLAMB appendix G.1 (BERT phase 1), for every algorithm of the comparison")};
   else if (holds(algorithms, {"onebit-lamb", "lamb-basic-1bit"}))
@@ -45,9 +48,9 @@ std::vector<DefaultParam> algorithm_defaults(const std::string& algorithm, int s
   // Warm-ups as the plans assume: 15 % for 1-bit Adam (§7.1: 15-25 %; 23K of 152K for BERT-Large), 16.7 % for
   // 1-bit LAMB (§6.1: 1000 of 5993 steps).
   if (algorithm == "onebit-adam")
-    freeze(150, "15 % of the steps (1-bit Adam §7.1)");
+    freeze(150, "15 % of the steps, 1-bit Adam §7.1");
   if (algorithm == "onebit-lamb" || algorithm == "lamb-basic-1bit")
-    freeze(167, "16.7 % of the steps (1-bit LAMB §6.1)");
+    freeze(167, "16.7 % of the steps, 1-bit LAMB §6.1");
   out.erase(std::remove_if(out.begin(), out.end(), [&](const DefaultParam& d) { return given.count(d.key) != 0; }),
             out.end());
   return out;

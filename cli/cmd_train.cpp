@@ -18,6 +18,7 @@
 #include "sim/io/JsonInput.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -169,6 +170,20 @@ int cmd_train(const std::vector<std::string>& args)
                                      : fmt::format("diverged (not finite from step {})", *run.diverged_at_step),
                format_number(static_cast<double>(run.bytes_per_worker) / 1e6), format_number(run.wall_s, 3)});
   t.print(std::cout);
+  // Which of the papers' settings ran because --param did not set them, once per setting with the algorithms.
+  std::vector<std::pair<std::string, std::vector<std::string>>> defaults;
+  for (const auto& run : outcome.runs)
+    for (const auto& d : run.defaults) {
+      const std::string line = fmt::format("{}={} ({})", d.key, d.text, d.source);
+      auto it = std::find_if(defaults.begin(), defaults.end(), [&](const auto& e) { return e.first == line; });
+      if (it == defaults.end())
+        it = defaults.insert(defaults.end(), {line, {}});
+      it->second.push_back(run.algorithm);
+    }
+  if (!defaults.empty())
+    std::cout << "defaults that ran (--param sets them otherwise):\n";
+  for (const auto& [line, algorithms] : defaults)
+    std::cout << fmt::format("  {}: {}\n", fmt::join(algorithms, ", "), line);
   if (!stopped.empty())
     throw stop_exception(stop_note);
   return 0;

@@ -119,6 +119,10 @@ TrainOutcome train_algorithms(const TrainRequest& in)
         lr_given ? "--param lr" : fmt::format("fine-tuning default: a tenth of the pre-training rate {}", kPretrainLr);
   }
 
+  // The schedule of the paper whose claim the list tests, the same for every algorithm of it.
+  const auto claim = algorithms::claim_defaults(in.algorithms, in.model, hyper);
+  hyper            = algorithms::with_defaults(hyper, claim);
+
   for (std::size_t a = 0; a < in.algorithms.size() && out.stopped.empty(); ++a) {
     const std::string& algorithm = in.algorithms[a];
     algorithms::TrainConfig cfg;
@@ -163,6 +167,11 @@ TrainOutcome train_algorithms(const TrainRequest& in)
     run.steps_done       = r.steps_done;
     run.complete         = r.steps_done == cfg.steps;
     run.task             = task_doc;
+    for (const auto& d : claim)
+      if (cfg.hyper.count(d.key) != 0) // the keys this algorithm reads
+        run.defaults.push_back(d);
+    for (const auto& d : algorithms::algorithm_defaults(algorithm, cfg.steps, cfg.hyper))
+      run.defaults.push_back(d);
     // A run whose parameters overflowed has no loss to report (final_loss and the curve's later points are null).
     if (r.diverged_step >= 0)
       run.diverged_at_step = r.diverged_step;
@@ -185,6 +194,16 @@ TrainOutcome train_algorithms(const TrainRequest& in)
   return out;
 }
 
+namespace {
+nlohmann::json defaults_json(const std::vector<algorithms::DefaultParam>& defaults)
+{
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& d : defaults)
+    out.push_back({{"key", d.key}, {"value", d.text}, {"source", d.source}});
+  return out;
+}
+} // namespace
+
 nlohmann::json to_json(const TrainRun& run)
 {
   nlohmann::json doc = {{"algorithm", run.algorithm},
@@ -196,6 +215,7 @@ nlohmann::json to_json(const TrainRun& run)
                         {"steps_done", run.steps_done},
                         {"complete", run.complete},
                         {"task", run.task},
+                        {"defaults", defaults_json(run.defaults)},
                         {"diverged_at_step",
                          run.diverged_at_step ? nlohmann::json(*run.diverged_at_step) : nlohmann::json(nullptr)}};
   if (run.time_curve) {

@@ -4,6 +4,7 @@
 // from one pre-trained model (api/training/PretrainCache.hpp); with a topology, each run's held-out loss is also laid
 // against simulated cluster time (time-to-accuracy), each step priced at its own phase's simulated step time.
 
+#include "algorithms/PaperDefaults.hpp"
 #include "numerics/CompressionKernels.hpp"
 #include "numerics/Optimizers.hpp"
 
@@ -55,6 +56,8 @@ struct TrainRun {
   bool complete           = false;
   std::optional<int> diverged_at_step;
   nlohmann::json task; // {"name": scratch|finetune, "pretrain": {...}, "lr", "lr_source"}
+  /// The papers' settings this run took because --param did not set them (algorithms/PaperDefaults.hpp).
+  std::vector<algorithms::DefaultParam> defaults;
   /// With a topology: (simulated seconds, held-out loss), from 0.
   std::optional<std::vector<std::pair<double, double>>> time_curve;
 };
