@@ -8,8 +8,8 @@
 #   scripts/convergence-evidence.sh [--ccsim build/ccsim] [--out workloads/evidence/convergence.json] [-j 2]
 #                                   [--only PROXY] [--check]
 #
-# --only PROXY[,PROXY]: run only the families on those proxies (mlp, char-gpt, tiny-transformer); the file keeps the
-#          others' rows.
+# --only PROXY[,PROXY]: run only the families on those proxies (mlp, char-gpt, tiny-transformer), and with
+#          --family NAME only those whose name starts with NAME; the file keeps the others' rows.
 # --check: rerun the first seed of every family (of --only's, if given) and compare each algorithm's final loss with
 #          the file (within 3 %: the same code on another CPU model rounds differently, README) instead of writing it:
 #          what `ccsim advise --verify` does.
@@ -30,6 +30,7 @@ ap.add_argument("--ccsim", default="build/ccsim")
 ap.add_argument("--out", default="workloads/evidence/convergence.json")
 ap.add_argument("-j", type=int, default=2, help="training processes at once (each uses every core it is given)")
 ap.add_argument("--only", help="the families on these proxies only (comma-separated)")
+ap.add_argument("--family", help="the families whose name starts with this only (with --only)")
 ap.add_argument("--check", action="store_true")
 ap.add_argument("--cache", default="build/evidence-cache",
                 help="each run's output is kept here under its command, so a rerun (after a crash, or with another "
@@ -44,7 +45,7 @@ SEEDS = [1, 2, 3]
 FAMILIES = [
     # --- the claims' proxies
     {"family": "data-parallel Adam", "baseline": "adam", "proxy": "char-gpt", "regime": "pre-training",
-     "threshold": 0.03, "args": ["--param", "lr=0.001"], "algorithms": ["adam", "onebit-adam", "naive-1bit-adam"]},
+     "threshold": 0.03, "args": ["--param", "lr=0.0003"], "algorithms": ["adam", "onebit-adam", "naive-1bit-adam"]},
     {"family": "data-parallel LAMB", "baseline": "lamb", "proxy": "char-gpt", "regime": "pre-training",
      "threshold": 0.03, "args": ["--param", "lr=0.02"], "algorithms": ["lamb", "onebit-lamb", "lamb-basic-1bit"]},
     {"family": "data-parallel LAMB (large batch)", "baseline": "lamb", "proxy": "char-gpt", "regime": "pre-training",
@@ -70,7 +71,9 @@ FAMILIES = [
               "bw_bits=4"], "algorithms": ["fp32-pipeline", "aq-sgd", "directq"]},
 ]
 only = None if a.only is None else a.only.split(",")
-families = [f for f in FAMILIES if only is None or f["proxy"] in only]
+families = [f for f in FAMILIES if (only is None or f["proxy"] in only) and f["family"].startswith(a.family or "")]
+if a.family and only is None:
+    sys.exit("convergence-evidence.sh: --family goes with --only (the file keeps the rows of the other proxies)")
 if not families:
     sys.exit(f"convergence-evidence.sh: no family runs on {a.only!r}")
 
@@ -167,7 +170,8 @@ for i, fam in enumerate(families):
               file=sys.stderr)
 
 if a.only is not None and os.path.exists(a.out):
-    kept = [r for r in json.load(open(a.out))["rows"] if r["proxy"] not in only]
+    kept = [r for r in json.load(open(a.out))["rows"]
+            if r["proxy"] not in only or not r["family"].startswith(a.family or "")]
     rows = kept + rows
 machine = subprocess.run(["sh", "-c", "lscpu | sed -n 's/^Model name: *//p'"], capture_output=True,
                          text=True).stdout.strip()

@@ -2,6 +2,8 @@
 #include "tests/support/RunCcsim.hpp"
 
 #include <map>
+#include <utility>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -131,24 +133,21 @@ TEST_CASE("ccsim advise: on the shipped evidence the issue's example ranks no no
 
 TEST_CASE("ccsim advise: an inconsistent evidence file is a one-line error naming the file and the field", "[cli]")
 {
-  // The verdict must be the losses' own: 2 % and 5 % above the baseline at a 3 % threshold is "uncertain", not "yes".
-  const auto evidence = write_temp_file("bad-evidence.json", R"({"rows": [
-      {"algorithm": "adam", "family": "f", "baseline": "adam", "proxy": "mlp", "regime": "pre-training",
-       "threshold": 0.03, "seeds": [1, 2], "final_loss": [1.02, 1.05], "baseline_final_loss": [1, 1],
-       "converges": "yes", "steps_ratio": 1, "command": "c"}]})");
-  const auto r = run_ccsim("advise --topology v100x4-eth10g --workload bert-large --gpus 32 --quiet --evidence " +
-                           evidence);
-  CHECK(r.exit_code == 2);
-  CHECK(line_count(r.err) == 1);
-  CHECK(r.err.find("bad-evidence.json: /rows/0/converges: is yes, but its losses give uncertain") != std::string::npos);
-  // A loss per seed: two seeds, one loss.
-  const auto short_losses = write_temp_file("short-evidence.json", R"({"rows": [
-      {"algorithm": "adam", "family": "f", "baseline": "adam", "proxy": "mlp", "regime": "pre-training",
-       "threshold": 0.03, "seeds": [1, 2], "final_loss": [1], "baseline_final_loss": [1, 1],
-       "converges": "yes", "steps_ratio": 1, "command": "c"}]})");
-  const auto s = run_ccsim("advise --topology v100x4-eth10g --workload bert-large --gpus 32 --quiet --evidence " +
-                           short_losses);
-  CHECK(s.exit_code == 2);
-  CHECK(line_count(s.err) == 1);
-  CHECK(s.err.find("short-evidence.json: /rows/0/final_loss: must be an array of 2 losses") != std::string::npos);
+  // The verdict must be the losses' own: 2 % and 5 % above the baseline at a 3 % threshold is "uncertain", not "yes";
+  // and a loss per seed: two seeds, one loss.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"("final_loss": [1.02, 1.05])", "bad-evidence.json: /rows/0/converges: is yes, but its losses give uncertain"},
+      {R"("final_loss": [1])", "bad-evidence.json: /rows/0/final_loss: must be an array of 2 losses"}};
+  for (const auto& [losses, error] : cases) {
+    const auto evidence = write_temp_file("bad-evidence.json", R"({"rows": [
+        {"algorithm": "adam", "family": "f", "baseline": "adam", "proxy": "mlp", "regime": "pre-training",
+         "threshold": 0.03, "seeds": [1, 2], )" + losses + R"(, "baseline_final_loss": [1, 1],
+         "converges": "yes", "steps_ratio": 1, "command": "c"}]})");
+    const auto r = run_ccsim("advise --topology v100x4-eth10g --workload bert-large --gpus 32 --quiet --evidence " +
+                             evidence);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(line_count(r.err) == 1);
+    CHECK(r.err.find(error) != std::string::npos);
+  }
 }
