@@ -7,7 +7,7 @@ namespace ccsim::algorithms {
 
 const std::vector<std::string>& lr_schedule_names()
 {
-  static const std::vector<std::string> names = {"constant", "bert", "linear"};
+  static const std::vector<std::string> names = {"constant", "bert", "linear", "onebit-lamb", "slamb"};
   return names;
 }
 
@@ -22,6 +22,14 @@ double lr_scale(LrSchedule schedule, int step, int steps)
   case LrSchedule::LINEAR: {
     const double warm = 0.1 * T;
     return t <= warm ? t / warm : std::max(0.0, (T - t) / (T - warm));
+  }
+  case LrSchedule::ONEBIT_LAMB: {
+    const double warm = 450.0 / 5993.0 * T, every = 250.0 / 5993.0 * T;
+    return t <= warm ? std::pow(12.0, t / warm - 1.0) : std::pow(0.9, (t - warm) / every);
+  }
+  case LrSchedule::SLAMB: {
+    const double warm = 2000.0 / 7038.0, x = t / T;
+    return x < warm ? x / warm : std::pow(std::max(0.0, 1.0 - x), 0.5);
   }
   case LrSchedule::CONSTANT: break;
   }

@@ -40,8 +40,10 @@ const std::vector<TrainParamSpec>& train_param_specs()
 {
   static const std::vector<TrainParamSpec> specs = {
       {"lr", "learning rate", {0, 10, true}, false, concat({{"sgd"}, DATA_PARALLEL, SHARDED, PIPELINE})},
-      {"lr_schedule", "constant, bert (1-bit Adam §7.1: linear warm-up over 8.2 %, then x0.99 per 0.34 % of the steps) or "
-       "linear (LAMB: 10 % linear warm-up, linear decay to 0); lr is the peak",
+      {"lr_schedule", "constant, bert (1-bit Adam §7.1: linear warm-up over 8.2 %, then x0.99 per 0.34 % of the steps), "
+       "linear (LAMB: 10 % linear warm-up, linear decay to 0), onebit-lamb (1-bit LAMB §6.1: x12 geometric warm-up "
+       "over 7.5 %, then x0.9 per 4.2 %) or slamb (SLAMB G.1: linear warm-up over 28.4 %, then (1 - t/T)^0.5); lr is "
+       "the peak. Default: the schedule of the paper whose claim the algorithms test (ccsim train says which ran)",
        {0, static_cast<double>(lr_schedule_names().size() - 1)}, true, DATA_PARALLEL, lr_schedule_names()},
       {"beta1", "first-moment decay (sgd: momentum)", {0, 1}, false, concat({{"sgd"}, DATA_PARALLEL})},
       {"beta2", "second-moment decay", {0, 0.999999}, false, DATA_PARALLEL},

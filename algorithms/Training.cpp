@@ -3,6 +3,7 @@
 #include "algorithms/LrSchedule.hpp"
 
 #include "algorithms/OptimizerFactory.hpp"
+#include "algorithms/PaperDefaults.hpp"
 #include "algorithms/TrainParams.hpp"
 #include "algorithms/TrainingPaths.hpp"
 #include "algorithms/Registry.hpp"
@@ -113,11 +114,8 @@ TrainResult train(const TrainConfig& c)
   // which always correct (numerics/Optimizers.hpp, AdamVariant).
   if (c.algorithm != "sgd" && c.algorithm != "lamb")
     hyper.emplace("bias_correction", numerics::hyper_or(hyper, "adam_variant", 0) == 0 ? 0.0 : 1.0);
-  // Warm-ups as the plans assume: 15 % for 1-bit Adam (§7.1), 16.7 % for 1-bit LAMB (SLAMB §5.1, Li et al.).
-  if (c.algorithm == "onebit-adam" && hyper.count("freeze_step") == 0)
-    hyper["freeze_step"] = static_cast<double>(std::max(1, c.steps * 15 / 100));
-  if ((c.algorithm == "onebit-lamb" || c.algorithm == "lamb-basic-1bit") && hyper.count("freeze_step") == 0)
-    hyper["freeze_step"] = static_cast<double>(std::max(1, c.steps * 167 / 1000));
+  // Warm-ups as the plans assume (algorithms/PaperDefaults.hpp): 15 % for 1-bit Adam, 16.7 % for 1-bit LAMB.
+  hyper = with_defaults(hyper, algorithm_defaults(c.algorithm, c.steps, hyper));
   // The schedule is the trainer's, not the optimizer's: a word parameter the optimizers never see.
   const auto schedule = static_cast<LrSchedule>(static_cast<int>(numerics::hyper_or(hyper, "lr_schedule", 0)));
   hyper.erase("lr_schedule");

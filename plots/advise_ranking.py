@@ -22,15 +22,16 @@ def main(path):
     names = [r["algorithm"] for r in rows]  # time-to-accuracy order, as advise prints it
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 0.32 * len(rows) + 1.8), sharey=False)
 
+    # converges: "yes", "uncertain" (seeds or proxies disagree), "no", or null (no evidence)
+    colour_of = {"yes": "tab:blue", "uncertain": "tab:orange", "no": "tab:red", None: "tab:gray"}
     colours, values, hatches = [], [], []
     for r in rows:
-        if r["converges"] is True:
+        colours.append(colour_of[r["converges"]])
+        if r["time_to_accuracy_h"] is not None:
             values.append(r["time_to_accuracy_h"])
-            colours.append("tab:blue")
             hatches.append("")
-        else:  # no evidence or does not converge: its epoch time, greyed
+        else:  # no evidence or does not converge: its epoch time, hatched
             values.append(r["epoch_time_s"] / 3600)
-            colours.append("tab:red" if r["converges"] is False else "tab:gray")
             hatches.append("//")
     y = range(len(rows))
     bars = left.barh(y, values, color=colours)
@@ -39,18 +40,18 @@ def main(path):
     left.set_yticks(list(y))
     left.set_yticklabels([f"{i + 1}. {n}" for i, n in enumerate(names)], fontsize=8)
     left.invert_yaxis()
-    left.set_xlabel("hours to the target loss (blue); epoch hours of those that do not reach it (hatched)")
+    left.set_xlabel("hours to the target loss (blue; orange: uncertain); epoch hours of those that do not reach it "
+                    "(hatched)")
     left.set_title("ranked by time-to-accuracy", fontsize=10)
+    note = {"uncertain": " uncertain", "no": " does not converge", None: " no evidence"}
     for i, r in enumerate(rows):
-        if r["converges"] is not True:
-            left.text(values[i], i, " does not converge" if r["converges"] is False else " no evidence",
-                      va="center", fontsize=7, color=colours[i])
+        if r["converges"] != "yes":
+            left.text(values[i], i, note[r["converges"]], va="center", fontsize=7, color=colours[i])
 
     by_rate = sorted(rows, key=lambda r: r["throughput_rank"])
     rates = [r["samples_per_s"] for r in by_rate]
     right.barh(range(len(by_rate)), rates,
-               color=["tab:blue" if r["converges"] is True else "tab:red" if r["converges"] is False else "tab:gray"
-                      for r in by_rate])
+               color=[colour_of[r["converges"]] for r in by_rate])
     right.set_yticks(list(range(len(by_rate))))
     right.set_yticklabels([f"{r['throughput_rank']}. {r['algorithm']}" for r in by_rate], fontsize=8)
     right.invert_yaxis()

@@ -171,29 +171,46 @@ AdviseReport advise(const AdviseRequest& in)
       row.splits_tried    = candidates[name];
       row.splits_that_run = fit[name];
     }
-    if (const auto* ev = find_evidence(evidence, name)) {
+    if (const auto rows = find_evidence(evidence, name); !rows.empty()) {
       row.has_evidence = true;
-      row.converges    = ev->converges;
-      row.family       = ev->family;
-      row.baseline     = ev->baseline;
-      row.command      = ev->command;
-      if (ev->steps_ratio) {
-        row.steps_ratio        = *ev->steps_ratio;
-        row.time_to_accuracy_h = *ev->steps_ratio * epoch / r.samples_per_s / 3600;
-      } else {
-        row.reason = ev->reason;
+      const bool all_yes = std::all_of(rows.begin(), rows.end(), [](const auto* e) { return e->converges == Converges::YES; });
+      const bool all_no  = std::all_of(rows.begin(), rows.end(), [](const auto* e) { return e->converges == Converges::NO; });
+      row.converges      = all_yes ? Converges::YES : all_no ? Converges::NO : Converges::UNCERTAIN;
+      // The steps ratio of a transformer row (the proxy the papers' claims are tested on) before the mlp's.
+      const EvidenceRow* source = nullptr;
+      for (const auto* e : rows)
+        if (e->steps_ratio && (source == nullptr || (source->proxy == "mlp" && e->proxy != "mlp")))
+          source = e;
+      for (const auto* e : rows) {
+        row.evidence.push_back(e->summary());
+        if (e->converges != Converges::YES)
+          row.reason += (row.reason.empty() ? "" : "; ") + e->proxy + " " + e->regime + ": " + e->reason;
+      }
+      const EvidenceRow& shown = source != nullptr ? *source : *rows.front();
+      row.family   = shown.family;
+      row.baseline = shown.baseline;
+      row.command  = shown.command;
+      if (source != nullptr && *row.converges != Converges::NO) {
+        row.steps_ratio        = *source->steps_ratio;
+        row.time_to_accuracy_h = *source->steps_ratio * epoch / r.samples_per_s / 3600;
       }
     }
     report.ranking.push_back(row);
   }
-  // Converging algorithms by time-to-accuracy, then those without evidence, then those that do not converge (each
-  // of the last two groups by throughput).
-  auto group = [](const RankedAlgorithm& r) { return !r.converges ? 1 : *r.converges ? 0 : 2; };
+  // Converging algorithms by time-to-accuracy, then uncertain ones (seeds or proxies disagree) by time-to-accuracy,
+  // then those without evidence, then those that do not converge (each of the last two groups by throughput).
+  auto group = [](const RankedAlgorithm& r) {
+    if (!r.converges)
+      return 2;
+    return *r.converges == Converges::YES ? 0 : *r.converges == Converges::UNCERTAIN ? 1 : 3;
+  };
   auto& ranking = report.ranking;
   std::stable_sort(ranking.begin(), ranking.end(), [&](const RankedAlgorithm& a, const RankedAlgorithm& b) {
     if (group(a) != group(b))
       return group(a) < group(b);
-    if (group(a) == 0)
+    if (a.time_to_accuracy_h.has_value() != b.time_to_accuracy_h.has_value())
+      return a.time_to_accuracy_h.has_value();
+    if (a.time_to_accuracy_h)
       return *a.time_to_accuracy_h < *b.time_to_accuracy_h;
     return a.samples_per_s > b.samples_per_s;
   });
@@ -232,17 +249,17 @@ nlohmann::json to_json(const AdviseReport& report)
                             {"micro_batch", r.micro_batch},
                             {"grad_accumulation", r.grad_accumulation},
                             {"activation_recomputation", r.activation_recomputation}}},
-                          {"converges", r.converges ? nlohmann::json(*r.converges) : nlohmann::json(nullptr)},
+                          {"converges", r.converges ? nlohmann::json(to_string(*r.converges)) : nlohmann::json(nullptr)},
                           {"time_to_accuracy_h",
                            r.time_to_accuracy_h ? nlohmann::json(*r.time_to_accuracy_h) : nlohmann::json(nullptr)},
                           {"throughput_rank", r.throughput_rank}};
     if (report.search)
       row["search"] = {{"splits_tried", r.splits_tried}, {"splits_that_run", r.splits_that_run}};
     if (r.has_evidence) {
-      row["evidence"] = {{"family", r.family}, {"baseline", r.baseline}, {"command", r.command}};
+      row["evidence"] = {{"family", r.family}, {"baseline", r.baseline}, {"command", r.command}, {"rows", r.evidence}};
       if (r.steps_ratio)
         row["steps_ratio"] = *r.steps_ratio;
-      else
+      if (!r.reason.empty())
         row["evidence"]["reason"] = r.reason;
     }
     ranking.push_back(row);

@@ -3,8 +3,10 @@
 // dp/tp/pp split and micro-batch of api/advise/ShapeSearch.hpp, each at its fastest) and rank them by time-to-accuracy:
 // the steps each needs to reach its family's uncompressed target loss (relative to that baseline, measured on the
 // proxy models: api/advise/ConvergenceEvidence.hpp) times its simulated time per step (warm-up phases included at their
-// share). Algorithms that do not reach the target are listed after those that do, never above one.
+// share). Algorithms that do not reach the target are listed after those that do, never above one; those whose seeds
+// disagree (converges: uncertain) between the two.
 
+#include "api/advise/ConvergenceEvidence.hpp"
 #include "api/run/SimulateRequest.hpp"
 #include "api/run/SimulationReport.hpp"
 
@@ -43,11 +45,15 @@ struct RankedAlgorithm {
   std::uint64_t micro_batch = 0;
   int grad_accumulation     = 0;
   bool activation_recomputation = false;
-  std::optional<bool> converges;          // unknown without evidence
+  /// Over every evidence row of the algorithm (proxies, regimes): yes when all say yes, no when all say no,
+  /// uncertain otherwise; unknown without evidence.
+  std::optional<Converges> converges;
   std::optional<double> time_to_accuracy_h;
-  std::optional<double> steps_ratio;
+  std::optional<double> steps_ratio; // from a transformer row where one has it (the claims' proxy), else the mlp's
   bool has_evidence = false;
-  std::string family, baseline, command, reason; // the evidence row (reason: why it does not converge)
+  std::string family, baseline, command; // the row the steps ratio comes from
+  std::string reason;                    // why not yes: the reasons of the rows that are not
+  std::vector<std::string> evidence;     // every row's numbers (EvidenceRow::summary)
   std::size_t splits_tried = 0, splits_that_run = 0; // with search
   std::size_t throughput_rank = 0;                   // its place by samples/s alone
 };
@@ -64,7 +70,8 @@ struct AdviseReport {
   double epoch_samples = 0;
   std::string evidence_file;
   bool search = false;
-  std::vector<RankedAlgorithm> ranking; // converging by time-to-accuracy, then no evidence, then not converging
+  /// Converging by time-to-accuracy, then uncertain ones by time-to-accuracy, then no evidence, then not converging.
+  std::vector<RankedAlgorithm> ranking;
   std::vector<CannotRun> cannot_run;
 };
 

@@ -3,15 +3,86 @@
 #include "algorithms/PlanAlgorithm.hpp"
 #include "sim/io/JsonInput.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <limits>
+#include <numeric>
 #include <set>
+#include <tuple>
 
 namespace ccsim::api {
+
+std::string to_string(Converges c)
+{
+  switch (c) {
+  case Converges::YES: return "yes";
+  case Converges::UNCERTAIN: return "uncertain";
+  case Converges::NO: break;
+  }
+  return "no";
+}
+
+std::vector<double> EvidenceRow::gaps() const
+{
+  std::vector<double> out;
+  for (std::size_t i = 0; i < final_loss.size(); ++i)
+    out.push_back(final_loss[i] ? (*final_loss[i] - baseline_final_loss[i]) / baseline_final_loss[i]
+                                : std::numeric_limits<double>::infinity());
+  return out;
+}
+
+double EvidenceRow::mean_gap() const
+{
+  const auto g = gaps();
+  return std::accumulate(g.begin(), g.end(), 0.0) / static_cast<double>(g.size());
+}
+
+double EvidenceRow::min_gap() const
+{
+  const auto g = gaps();
+  return *std::min_element(g.begin(), g.end());
+}
+
+double EvidenceRow::max_gap() const
+{
+  const auto g = gaps();
+  return *std::max_element(g.begin(), g.end());
+}
+
+std::string EvidenceRow::summary() const
+{
+  std::vector<double> finite;
+  for (double g : gaps())
+    if (std::isfinite(g))
+      finite.push_back(g);
+  const std::size_t diverged = seeds.size() - finite.size();
+  if (finite.empty())
+    return fmt::format("{} {}: diverged on all {} seeds", proxy, regime, seeds.size());
+  const double mean = std::accumulate(finite.begin(), finite.end(), 0.0) / static_cast<double>(finite.size());
+  return fmt::format("{} {}: {:+.1f} % [{:+.1f}, {:+.1f}] over {} seeds{}", proxy, regime, 100 * mean,
+                     100 * *std::min_element(finite.begin(), finite.end()),
+                     100 * *std::max_element(finite.begin(), finite.end()), seeds.size(),
+                     diverged > 0 ? fmt::format(", {} diverged", diverged) : "");
+}
 
 std::string default_evidence_path()
 {
   return (std::filesystem::path(io::data_dir()) / "workloads" / "evidence" / "convergence.json").string();
 }
+
+namespace {
+/// yes: every seed within the threshold; no: none (a diverged run counts as outside); uncertain: the seeds straddle it.
+Converges verdict(const std::vector<double>& gaps, double threshold)
+{
+  const auto within = std::count_if(gaps.begin(), gaps.end(), [&](double g) { return g <= threshold; });
+  if (within == static_cast<long>(gaps.size()))
+    return Converges::YES;
+  return within == 0 ? Converges::NO : Converges::UNCERTAIN;
+}
+} // namespace
 
 std::vector<EvidenceRow> load_convergence_evidence(const std::string& path)
 {
@@ -19,12 +90,13 @@ std::vector<EvidenceRow> load_convergence_evidence(const std::string& path)
   if (!doc.is_object())
     throw io::InputError(path, "", "must be a JSON object with \"rows\"");
   const io::JsonObject root(doc, path);
-  root.allow_only({"rows"});
+  root.allow_only({"description", "source", "rows"});
   constexpr io::Range kLoss{0, 1e6, true};
-  constexpr io::Range kSteps{1, 1e12};
   constexpr io::Range kRatio{0, 1e6, true};
+  constexpr io::Range kThreshold{0, 10};
+  constexpr io::Range kSeed{0, 9007199254740992.0};
   std::vector<EvidenceRow> rows;
-  std::set<std::string> seen;
+  std::set<std::tuple<std::string, std::string, std::string, std::string>> seen;
   const auto objects = root.objects("rows");
   if (objects.empty()) // advise would rank every algorithm as "no evidence" and say nothing was wrong
     root.fail_at("rows", "lists no algorithm");
@@ -36,43 +108,68 @@ std::vector<EvidenceRow> load_convergence_evidence(const std::string& path)
     return name;
   };
   for (const auto& r : objects) {
-    r.allow_only({"algorithm", "family", "baseline", "proxy", "target_loss", "baseline_steps_to_target",
-                  "steps_to_target", "converges", "steps_ratio", "final_loss", "command", "reason"});
+    r.allow_only({"algorithm", "family", "baseline", "proxy", "regime", "threshold", "seeds", "final_loss",
+                  "baseline_final_loss", "converges", "steps_ratio", "reason", "command"});
     EvidenceRow row;
     row.algorithm = known(r, "algorithm");
     row.family    = r.string("family");
     row.baseline  = known(r, "baseline");
-    (void)r.string("proxy");
-    (void)r.number_in("target_loss", kLoss);
-    (void)r.number_in("final_loss", kLoss);
-    (void)r.integer_in("baseline_steps_to_target", kSteps);
-    row.converges = r.boolean("converges");
+    row.proxy     = r.string("proxy");
+    row.regime    = r.choice("regime", {"pre-training", "fine-tuning"});
+    row.threshold = r.number_in("threshold", kThreshold);
     row.command   = r.string("command");
     row.reason    = r.string_or("reason", "");
-    const bool has_ratio = r.has("steps_ratio") && !r.raw().at("steps_ratio").is_null();
-    const bool has_steps = r.has("steps_to_target") && !r.raw().at("steps_to_target").is_null();
-    if (row.converges != has_ratio || row.converges != has_steps)
-      r.fail_at("converges", row.converges ? "true, but steps_ratio or steps_to_target is null"
-                                           : "false, but steps_ratio or steps_to_target is set");
-    if (has_ratio) {
-      row.steps_ratio = r.number_in("steps_ratio", kRatio);
-      (void)r.integer_in("steps_to_target", kSteps);
-    } else if (row.reason.empty()) {
-      r.fail_at("reason", "an algorithm that does not converge needs a reason");
+    for (const double s : r.numbers("seeds")) {
+      io::check_range(s, kSeed, /*integer=*/true, path, r.child_pointer("seeds"));
+      row.seeds.push_back(static_cast<int>(s));
     }
-    if (!seen.insert(row.algorithm).second)
-      r.fail_at("algorithm", "appears twice: " + io::echo(row.algorithm));
+    if (row.seeds.empty())
+      r.fail_at("seeds", "names no seed");
+    // final_loss: a loss per seed, null where the run diverged (its parameters overflowed).
+    const auto& finals = r.raw().contains("final_loss") ? r.raw().at("final_loss") : nlohmann::json();
+    if (!finals.is_array() || finals.size() != row.seeds.size())
+      r.fail_at("final_loss", fmt::format("must be an array of {} losses (one per seed; null: diverged)", row.seeds.size()));
+    for (const auto& f : finals) {
+      if (f.is_null())
+        row.final_loss.emplace_back();
+      else if (f.is_number() && f.get<double>() >= 0 && std::isfinite(f.get<double>()))
+        row.final_loss.emplace_back(f.get<double>());
+      else
+        r.fail_at("final_loss", "holds " + f.dump() + ", not a loss >= 0 or null");
+    }
+    row.baseline_final_loss = r.numbers("baseline_final_loss");
+    if (row.baseline_final_loss.size() != row.seeds.size())
+      r.fail_at("baseline_final_loss", fmt::format("must hold {} losses, one per seed", row.seeds.size()));
+    for (const double b : row.baseline_final_loss)
+      if (!(b > kLoss.lo) || b > kLoss.hi)
+        r.fail_at("baseline_final_loss", fmt::format("holds {}, not a loss > 0", b));
+    // The verdict is the losses' own: a file whose `converges` they contradict is wrong, not advice.
+    row.converges        = verdict(row.gaps(), row.threshold);
+    const auto converges = r.choice("converges", {"yes", "no", "uncertain"});
+    if (converges != to_string(row.converges))
+      r.fail_at("converges", fmt::format("is {}, but its losses give {} ({} against a threshold of {:g} %)", converges,
+                                         to_string(row.converges), row.summary(), 100 * row.threshold));
+    if (r.has("steps_ratio") && !r.raw().at("steps_ratio").is_null())
+      row.steps_ratio = r.number_in("steps_ratio", kRatio);
+    if (row.converges == Converges::YES && !row.steps_ratio)
+      r.fail_at("steps_ratio", "is null, but every seed reaches the target");
+    if (row.converges != Converges::YES && row.reason.empty())
+      r.fail_at("reason", "a row that does not converge on every seed needs a reason");
+    if (!seen.insert({row.algorithm, row.family, row.proxy, row.regime}).second)
+      r.fail_at("algorithm", fmt::format("{} appears twice for {} on {} ({})", io::echo(row.algorithm), row.family,
+                                         row.proxy, row.regime));
     rows.push_back(std::move(row));
   }
   return rows;
 }
 
-const EvidenceRow* find_evidence(const std::vector<EvidenceRow>& rows, const std::string& algorithm)
+std::vector<const EvidenceRow*> find_evidence(const std::vector<EvidenceRow>& rows, const std::string& algorithm)
 {
+  std::vector<const EvidenceRow*> out;
   for (const auto& r : rows)
     if (r.algorithm == algorithm)
-      return &r;
-  return nullptr;
+      out.push_back(&r);
+  return out;
 }
 
 } // namespace ccsim::api

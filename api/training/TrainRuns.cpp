@@ -138,6 +138,10 @@ TrainOutcome train_algorithms(const TrainRequest& in)
         lr_given ? "--param lr" : fmt::format("fine-tuning default: a tenth of the pre-training rate {}", kPretrainLr);
   }
 
+  // The schedule of the paper whose claim the list tests, the same for every algorithm of it.
+  const auto claim = algorithms::claim_defaults(in.algorithms, in.model, hyper);
+  hyper            = algorithms::with_defaults(hyper, claim);
+
   for (std::size_t a = 0; a < in.algorithms.size() && out.stopped.empty(); ++a) {
     const std::string& algorithm = in.algorithms[a];
     algorithms::TrainConfig cfg;
@@ -145,7 +149,7 @@ TrainOutcome train_algorithms(const TrainRequest& in)
     cfg.model     = in.model;
     cfg.workers   = in.workers;
     // The transformer costs ~100x the MLP per sample; its own defaults keep a run near the ~30 s budget (issue 6).
-    const bool transformer = cfg.model == "tiny-transformer";
+    const bool transformer = cfg.model != "mlp";
     cfg.steps        = in.steps.value_or(transformer ? 200 : 1000);
     cfg.global_batch = in.global_batch.value_or(transformer ? 64 : 512);
     cfg.seed         = in.seed;
@@ -182,6 +186,11 @@ TrainOutcome train_algorithms(const TrainRequest& in)
     run.steps_done       = r.steps_done;
     run.complete         = r.steps_done == cfg.steps;
     run.task             = task_doc;
+    for (const auto& d : claim)
+      if (cfg.hyper.count(d.key) != 0) // the keys this algorithm reads
+        run.defaults.push_back(d);
+    for (const auto& d : algorithms::algorithm_defaults(algorithm, cfg.steps, cfg.hyper))
+      run.defaults.push_back(d);
     // A run whose parameters overflowed has no loss to report (final_loss and the curve's later points are null).
     if (r.diverged_step >= 0)
       run.diverged_at_step = r.diverged_step;
@@ -204,6 +213,16 @@ TrainOutcome train_algorithms(const TrainRequest& in)
   return out;
 }
 
+namespace {
+nlohmann::json defaults_json(const std::vector<algorithms::DefaultParam>& defaults)
+{
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& d : defaults)
+    out.push_back({{"key", d.key}, {"value", d.text}, {"source", d.source}});
+  return out;
+}
+} // namespace
+
 nlohmann::json to_json(const TrainRun& run)
 {
   nlohmann::json doc = {{"algorithm", run.algorithm},
@@ -215,6 +234,7 @@ nlohmann::json to_json(const TrainRun& run)
                         {"steps_done", run.steps_done},
                         {"complete", run.complete},
                         {"task", run.task},
+                        {"defaults", defaults_json(run.defaults)},
                         {"diverged_at_step",
                          run.diverged_at_step ? nlohmann::json(*run.diverged_at_step) : nlohmann::json(nullptr)}};
   if (run.time_curve) {

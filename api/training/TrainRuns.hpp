@@ -4,6 +4,7 @@
 // from one pre-trained model (api/training/PretrainCache.hpp); with a topology, each run's held-out loss is also laid
 // against simulated cluster time (time-to-accuracy), each step priced at its own phase's simulated step time.
 
+#include "algorithms/PaperDefaults.hpp"
 #include "api/run/SimulateRequest.hpp"
 #include "numerics/CompressionKernels.hpp"
 #include "numerics/Optimizers.hpp"
@@ -22,9 +23,9 @@ namespace ccsim::api {
 
 struct TrainRequest {
   std::vector<std::string> algorithms; // compared on the same data, model and seed
-  std::string model = "mlp";           // mlp | tiny-transformer
+  std::string model = "mlp";           // mlp | tiny-transformer | char-gpt
   int workers       = 16;
-  /// Steps and global batch; unset: the model's defaults (mlp 1000 x 512, tiny-transformer 200 x 64: a run near 30 s).
+  /// Steps and global batch; unset: the model's defaults (mlp 1000 x 512, a transformer 200 x 64: a run near 30 s).
   std::optional<int> steps, global_batch;
   numerics::Hyper hyper; // --param keys; each algorithm takes those its update reads
   std::uint64_t seed = 1;
@@ -57,6 +58,8 @@ struct TrainRun {
   bool complete           = false;
   std::optional<int> diverged_at_step;
   nlohmann::json task; // {"name": scratch|finetune, "pretrain": {...}, "lr", "lr_source"}
+  /// The papers' settings this run took because --param did not set them (algorithms/PaperDefaults.hpp).
+  std::vector<algorithms::DefaultParam> defaults;
   /// With a topology: (simulated seconds, held-out loss), from 0.
   std::optional<std::vector<std::pair<double, double>>> time_curve;
 };

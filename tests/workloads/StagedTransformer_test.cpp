@@ -16,8 +16,12 @@ const char* kText = "the quick brown fox jumps over the lazy dog\nthe end. pack 
 
 TEST_CASE("StagedTransformer: the stages compose to the whole model's loss and gradient", "[workloads]")
 {
-  // 3 stages over the 4 units of a 2-layer model: embeddings | block 0 | block 1 + head.
-  const StagedTransformer model(3, 10, 5, kSmall, kText);
+  // 3 stages over the 4 units of a 2-layer model: embeddings | block 0 | block 1 + head. char-gpt's output projection
+  // is its token embedding, on the first and the last stage: both stages' gradients add into the one tensor.
+  TransformerConfig gpt = char_gpt_config();
+  gpt.context = 6, gpt.width = 8, gpt.heads = 2, gpt.hidden = 16;
+  const auto config = GENERATE_COPY(kSmall, gpt);
+  const StagedTransformer model(3, 10, 5, config, kText);
   REQUIRE(model.whole().config().layers == 2);
   numerics::Vec p = model.initial_params(7);
   for (long i = 0; i < p.size(); ++i) // larger weights than the 0.02 init, so every path carries gradient

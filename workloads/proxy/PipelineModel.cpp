@@ -18,10 +18,10 @@ std::unique_ptr<PipelineModel> make_pipeline_model(const std::string& name, int 
 {
   if (name == "mlp")
     return std::make_unique<StagedMlp>(stages, 64, train_examples > 0 ? train_examples : 8192, seed);
-  if (name == "tiny-transformer")
+  if (name == "tiny-transformer" || name == "char-gpt")
     return std::make_unique<StagedTransformer>(stages, train_examples > 0 ? train_examples : 1024, seed,
-                                               TransformerConfig{}, text);
-  throw std::invalid_argument("unknown model '" + name + "' (known: mlp, tiny-transformer)");
+                                               name == "char-gpt" ? char_gpt_config() : TransformerConfig{}, text);
+  throw std::invalid_argument("unknown model '" + name + "' (known: mlp, tiny-transformer, char-gpt)");
 }
 
 } // namespace ccsim::workloads

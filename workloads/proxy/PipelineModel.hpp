@@ -45,7 +45,7 @@ public:
   double loss(const Mat& logits, const std::vector<int>& labels, Mat* d_logits) const;
 };
 
-/// "mlp" (StagedMlp, width 64) or "tiny-transformer" (StagedTransformer); `train_examples` <= 0 takes the model's
+/// "mlp" (StagedMlp, width 64), "tiny-transformer" or "char-gpt" (StagedTransformer); `train_examples` <= 0 takes the model's
 /// default; `text` is the transformer's corpus (empty: GPL-3). Throws std::invalid_argument for an unknown name or an
 /// impossible split.
 std::unique_ptr<PipelineModel> make_pipeline_model(const std::string& name, int stages, int train_examples,

@@ -32,7 +32,7 @@ private:
 
 std::vector<std::string> proxy_model_names()
 {
-  return {"mlp", "tiny-transformer"};
+  return {"mlp", "tiny-transformer", "char-gpt"};
 }
 
 std::unique_ptr<ProxyModel> make_proxy_model(const std::string& name, std::uint64_t seed, const std::string& text)
@@ -41,7 +41,9 @@ std::unique_ptr<ProxyModel> make_proxy_model(const std::string& name, std::uint6
     return std::make_unique<MlpProxy>(seed);
   if (name == "tiny-transformer")
     return std::make_unique<TinyTransformer>(TransformerConfig{}, seed, text);
-  throw std::invalid_argument("unknown model '" + name + "' (known: mlp, tiny-transformer)");
+  if (name == "char-gpt")
+    return std::make_unique<TinyTransformer>(char_gpt_config(), seed, text);
+  throw std::invalid_argument("unknown model '" + name + "' (known: mlp, tiny-transformer, char-gpt)");
 }
 
 } // namespace ccsim::workloads

@@ -1,7 +1,7 @@
 #pragma once
 // What a data-parallel convergence run needs of a proxy model: a flat parameter vector with named tensors, the
 // gradient of a worker's batch from its own data shard, and a held-out loss. Implemented by the MLP classifier and
-// the tiny transformer language model.
+// the two transformer language models.
 
 #include "numerics/OptimizerTypes.hpp"
 
@@ -23,7 +23,8 @@ public:
   virtual double eval_loss(const numerics::Vec& params) const = 0;
 };
 
-/// "mlp" or "tiny-transformer"; anything else throws std::invalid_argument listing them.
+/// "mlp", "tiny-transformer" or "char-gpt" (workloads/proxy/TinyTransformer.hpp); anything else throws
+/// std::invalid_argument listing them.
 std::unique_ptr<ProxyModel> make_proxy_model(const std::string& name, std::uint64_t seed, const std::string& text = "");
 std::vector<std::string> proxy_model_names();
 

@@ -1,10 +1,12 @@
-// The tiny causal transformer language model: corpus, parameter layout, sampling, and the whole-sequence loss
-// composed from the layers of TransformerLayers.cpp.
+// The transformer proxies (tiny-transformer, char-gpt): corpus, vocabulary, parameter layout, initialisation,
+// sampling, and the whole-sequence loss composed from the layers of TransformerLayers.cpp.
 #include "workloads/proxy/TinyTransformer.hpp"
 
 #include "numerics/ParallelFor.hpp"
 #include "workloads/proxy/CrossEntropy.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <random>
@@ -39,51 +41,89 @@ std::string load_corpus()
 }
 } // namespace
 
+TransformerConfig char_gpt_config()
+{
+  TransformerConfig c;
+  c.text_vocabulary      = true;
+  c.biases               = false; // nanoGPT's bias=False: "a bit better and faster"
+  c.gelu                 = true;
+  c.tied_embeddings      = true;  // nanoGPT, GPT-2 (Press & Wolf 2017)
+  c.scaled_residual_init = true;  // nanoGPT's c_proj init, GPT-2 §2.3
+  c.zero_embeddings      = false; // nanoGPT: embeddings N(0, 0.02)
+  return c;
+}
+
 TinyTransformer::TinyTransformer(TransformerConfig config, std::uint64_t seed, std::string text) : c_(config), seed_(seed)
 {
   if (c_.width % c_.heads != 0)
     throw std::invalid_argument("tiny-transformer: width must be a multiple of heads");
   if (text.empty())
     text = load_corpus();
+  std::array<int, 256> token_of{};
+  if (c_.text_vocabulary) { // the text's own characters, sorted (nanoGPT data/shakespeare_char/prepare.py)
+    std::array<bool, 256> seen{};
+    for (unsigned char ch : text)
+      seen[ch] = true;
+    c_.vocab = 0;
+    for (int ch = 0; ch < 256; ++ch)
+      token_of[static_cast<std::size_t>(ch)] = seen[static_cast<std::size_t>(ch)] ? c_.vocab++ : 0;
+  } else {
+    for (int ch = 0; ch < 256; ++ch)
+      token_of[static_cast<std::size_t>(ch)] = to_token(static_cast<unsigned char>(ch));
+  }
   for (unsigned char ch : text)
-    tokens_.push_back(to_token(ch));
+    tokens_.push_back(token_of[ch]);
   auto add = [&](const std::string& name, std::size_t n) {
     layout_.push_back({name, size_, n});
     size_ += n;
+  };
+  // A bias (or LayerNorm shift) only where the configuration has biases.
+  auto add_bias = [&](const std::string& name, std::size_t n) {
+    if (c_.biases)
+      add(name, n);
   };
   const auto d = static_cast<std::size_t>(c_.width), h = static_cast<std::size_t>(c_.hidden);
   add("tok_emb", static_cast<std::size_t>(c_.vocab) * d);
   add("pos_emb", static_cast<std::size_t>(c_.context) * d);
   for (int l = 0; l < c_.layers; ++l) {
     const std::string p = "l" + std::to_string(l) + ".";
-    for (const char* n : {"ln1_g", "ln1_b"})
-      add(p + n, d);
+    add(p + "ln1_g", d);
+    add_bias(p + "ln1_b", d);
     for (const char* n : {"wq", "wk", "wv", "wo"}) {
       const std::string weight = p + n;
       add(weight, d * d);
-      add(weight + "_b", d);
+      add_bias(weight + "_b", d);
     }
-    for (const char* n : {"ln2_g", "ln2_b"})
-      add(p + n, d);
+    add(p + "ln2_g", d);
+    add_bias(p + "ln2_b", d);
     add(p + "w1", d * h);
-    add(p + "b1", h);
+    add_bias(p + "b1", h);
     add(p + "w2", h * d);
-    add(p + "b2", d);
+    add_bias(p + "b2", d);
+    residual_out_.push_back(p + "wo");
+    residual_out_.push_back(p + "w2");
   }
   add("lnf_g", d);
-  add("lnf_b", d);
-  add("w_out", d * static_cast<std::size_t>(c_.vocab));
-  add("b_out", static_cast<std::size_t>(c_.vocab));
+  add_bias("lnf_b", d);
+  if (!c_.tied_embeddings)
+    add("w_out", d * static_cast<std::size_t>(c_.vocab));
+  add_bias("b_out", static_cast<std::size_t>(c_.vocab));
 
-  dims_  = {c_.context, c_.width, c_.hidden, c_.vocab, c_.heads};
+  dims_  = {c_.context, c_.width, c_.hidden, c_.vocab, c_.heads, c_.gelu};
   embed_ = {tensor("tok_emb").offset, tensor("pos_emb").offset};
+  auto at = [&](const std::string& n) { // kNoTensor for a tensor this configuration does not have
+    for (const auto& t : layout_)
+      if (t.name == n)
+        return t.offset;
+    return transformer::kNoTensor;
+  };
   for (int l = 0; l < c_.layers; ++l) {
     const std::string p = "l" + std::to_string(l) + ".";
-    auto at             = [&](const char* n) { return tensor(p + n).offset; };
-    blocks_.push_back({at("ln1_g"), at("ln1_b"), at("wq"), at("wq_b"), at("wk"), at("wk_b"), at("wv"), at("wv_b"),
-                       at("wo"), at("wo_b"), at("ln2_g"), at("ln2_b"), at("w1"), at("b1"), at("w2"), at("b2")});
+    blocks_.push_back({at(p + "ln1_g"), at(p + "ln1_b"), at(p + "wq"), at(p + "wq_b"), at(p + "wk"), at(p + "wk_b"),
+                       at(p + "wv"), at(p + "wv_b"), at(p + "wo"), at(p + "wo_b"), at(p + "ln2_g"), at(p + "ln2_b"),
+                       at(p + "w1"), at(p + "b1"), at(p + "w2"), at(p + "b2")});
   }
-  head_ = {tensor("lnf_g").offset, tensor("lnf_b").offset, tensor("w_out").offset, tensor("b_out").offset};
+  head_ = {at("lnf_g"), at("lnf_b"), c_.tied_embeddings ? embed_.tok : at("w_out"), at("b_out")};
 }
 
 const numerics::TensorSlice& TinyTransformer::tensor(const std::string& name) const
@@ -99,11 +139,18 @@ numerics::Vec TinyTransformer::initial_params(std::uint64_t seed) const
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> n01;
   numerics::Vec p = numerics::Vec::Zero(static_cast<long>(size_));
+  const float residual_std = 0.02f / std::sqrt(2.0f * static_cast<float>(c_.layers));
   for (const auto& t : layout_) {
     const bool gain = t.name.find("_g") != std::string::npos && t.name.find("ln") != std::string::npos;
-    const bool bias = t.name.back() == 'b' || t.name.find("_b") != std::string::npos || t.name.find(".b") != std::string::npos;
+    const bool embedding = t.name == "tok_emb" || t.name == "pos_emb";
+    const bool bias      = embedding ? c_.zero_embeddings
+                                     : t.name.back() == 'b' || t.name.find("_b") != std::string::npos ||
+                                           t.name.find(".b") != std::string::npos;
+    const bool residual = c_.scaled_residual_init &&
+                          std::find(residual_out_.begin(), residual_out_.end(), t.name) != residual_out_.end();
+    const float std_dev = residual ? residual_std : 0.02f; // GPT-2's 0.02
     for (std::size_t i = 0; i < t.size; ++i)
-      p[static_cast<long>(t.offset + i)] = gain ? 1.0f : (bias ? 0.0f : 0.02f * n01(rng)); // GPT-2's 0.02
+      p[static_cast<long>(t.offset + i)] = gain ? 1.0f : (bias ? 0.0f : std_dev * n01(rng));
   }
   return p;
 }

@@ -1,5 +1,6 @@
-// Forward and hand-written backward of the tiny transformer's layers (pre-LN, causal multi-head attention, ReLU
-// MLP). The finite-difference tests in tests/workloads/TinyTransformer_test.cpp check every tensor's gradient.
+// Forward and hand-written backward of the transformer proxies' layers (pre-LN, causal multi-head attention, a ReLU
+// or GELU MLP, biases optional). The finite-difference tests in tests/workloads/TinyTransformer_test.cpp check every
+// tensor's gradient of both proxies.
 #include "workloads/proxy/TransformerLayers.hpp"
 
 #include <cmath>
@@ -9,6 +10,16 @@ namespace ccsim::workloads::transformer {
 namespace {
 using CMap = Eigen::Map<const Eigen::MatrixXf>;
 using GMap = Eigen::Map<Eigen::MatrixXf>;
+
+/// The tensor at offset o, or nullptr for one the model does not have.
+const float* at(const float* P, std::size_t o) { return o == kNoTensor ? nullptr : P + o; }
+float* at(float* G, std::size_t o) { return o == kNoTensor ? nullptr : G + o; }
+
+constexpr float kSqrtHalf = 0.70710678118654752f, kInvSqrt2Pi = 0.39894228040143268f;
+/// GELU with the exact normal CDF, as torch's nn.GELU() that nanoGPT uses: x Phi(x).
+float gelu(float x) { return 0.5f * x * (1.0f + std::erf(x * kSqrtHalf)); }
+/// d/dx x Phi(x) = Phi(x) + x phi(x).
+float gelu_grad(float x) { return 0.5f * (1.0f + std::erf(x * kSqrtHalf)) + x * kInvSqrt2Pi * std::exp(-0.5f * x * x); }
 
 RMat layer_norm(const RMat& x, const float* g, const float* b, LayerNormCache& c)
 {
@@ -22,7 +33,7 @@ RMat layer_norm(const RMat& x, const float* g, const float* b, LayerNormCache& c
     c.rstd[t]       = 1.0f / std::sqrt(var + 1e-5f);
     for (long j = 0; j < d; ++j) {
       c.xhat(t, j) = (x(t, j) - mu) * c.rstd[t];
-      y(t, j)      = c.xhat(t, j) * g[j] + b[j];
+      y(t, j)      = c.xhat(t, j) * g[j] + (b != nullptr ? b[j] : 0.0f);
     }
   }
   return y;
@@ -36,7 +47,8 @@ RMat layer_norm_backward(const RMat& dy, const float* g, const LayerNormCache& c
     Eigen::VectorXf dxhat(d);
     for (long j = 0; j < d; ++j) {
       dg[j] += dy(t, j) * c.xhat(t, j);
-      db[j] += dy(t, j);
+      if (db != nullptr)
+        db[j] += dy(t, j);
       dxhat[j] = dy(t, j) * g[j];
     }
     const float mean_dxhat = dxhat.mean();
@@ -50,18 +62,20 @@ RMat layer_norm_backward(const RMat& dy, const float* g, const LayerNormCache& c
   return dx;
 }
 
-/// y = x W + b for row-major activations and an (in x out) weight stored column-major at w.
+/// y = x W + b for row-major activations and an (in x out) weight stored column-major at w; b may be nullptr.
 RMat affine(const RMat& x, const float* w, const float* b, long in, long out)
 {
   RMat y = x * CMap(w, in, out);
-  y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(b, out);
+  if (b != nullptr)
+    y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(b, out);
   return y;
 }
 
 void affine_backward(const RMat& x, const RMat& dy, float* dw, float* db, long in, long out)
 {
   GMap(dw, in, out) += x.transpose() * dy;
-  Eigen::Map<Eigen::RowVectorXf>(db, out) += dy.colwise().sum();
+  if (db != nullptr)
+    Eigen::Map<Eigen::RowVectorXf>(db, out) += dy.colwise().sum();
 }
 } // namespace
 
@@ -89,10 +103,10 @@ RMat block_forward(const float* P, const BlockOffsets& o, const Dims& dims, cons
 {
   const long T = dims.positions, d = dims.width, H = dims.hidden, nh = dims.heads, dh = d / nh;
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
-  C.h = layer_norm(x, P + o.ln1_g, P + o.ln1_b, C.ln1);
-  C.q = affine(C.h, P + o.wq, P + o.wq_b, d, d);
-  C.k = affine(C.h, P + o.wk, P + o.wk_b, d, d);
-  C.v = affine(C.h, P + o.wv, P + o.wv_b, d, d);
+  C.h = layer_norm(x, P + o.ln1_g, at(P, o.ln1_b), C.ln1);
+  C.q = affine(C.h, P + o.wq, at(P, o.wq_b), d, d);
+  C.k = affine(C.h, P + o.wk, at(P, o.wk_b), d, d);
+  C.v = affine(C.h, P + o.wv, at(P, o.wv_b), d, d);
   C.o = RMat::Zero(T, d);
   C.attn.clear();
   for (long hd = 0; hd < nh; ++hd) {
@@ -109,11 +123,11 @@ RMat block_forward(const float* P, const BlockOffsets& o, const Dims& dims, cons
     C.o.middleCols(hd * dh, dh) = s * C.v.middleCols(hd * dh, dh);
     C.attn.push_back(std::move(s));
   }
-  C.x1 = x + affine(C.o, P + o.wo, P + o.wo_b, d, d);
-  C.h2 = layer_norm(C.x1, P + o.ln2_g, P + o.ln2_b, C.ln2);
-  C.u  = affine(C.h2, P + o.w1, P + o.b1, d, H);
-  C.r  = C.u.cwiseMax(0.0f);
-  return C.x1 + affine(C.r, P + o.w2, P + o.b2, H, d);
+  C.x1 = x + affine(C.o, P + o.wo, at(P, o.wo_b), d, d);
+  C.h2 = layer_norm(C.x1, P + o.ln2_g, at(P, o.ln2_b), C.ln2);
+  C.u  = affine(C.h2, P + o.w1, at(P, o.b1), d, H);
+  C.r  = dims.gelu ? RMat(C.u.unaryExpr(&gelu)) : RMat(C.u.cwiseMax(0.0f));
+  return C.x1 + affine(C.r, P + o.w2, at(P, o.b2), H, d);
 }
 
 RMat block_backward(const float* P, const BlockOffsets& o, const Dims& dims, const BlockCache& C, const RMat& dx,
@@ -121,14 +135,15 @@ RMat block_backward(const float* P, const BlockOffsets& o, const Dims& dims, con
 {
   const long T = dims.positions, d = dims.width, H = dims.hidden, nh = dims.heads, dh = d / nh;
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
-  // MLP branch: x2 = x1 + relu(h2 W1 + b1) W2 + b2
-  affine_backward(C.r, dx, G + o.w2, G + o.b2, H, d);
-  const RMat du = (dx * CMap(P + o.w2, H, d).transpose()).cwiseProduct((C.u.array() > 0).cast<float>().matrix());
-  affine_backward(C.h2, du, G + o.w1, G + o.b1, d, H);
-  const RMat dx1 =
-      dx + layer_norm_backward(du * CMap(P + o.w1, d, H).transpose(), P + o.ln2_g, C.ln2, G + o.ln2_g, G + o.ln2_b);
+  // MLP branch: x2 = x1 + act(h2 W1 + b1) W2 + b2
+  affine_backward(C.r, dx, G + o.w2, at(G, o.b2), H, d);
+  const RMat act_grad = dims.gelu ? RMat(C.u.unaryExpr(&gelu_grad)) : RMat((C.u.array() > 0).cast<float>().matrix());
+  const RMat du       = (dx * CMap(P + o.w2, H, d).transpose()).cwiseProduct(act_grad);
+  affine_backward(C.h2, du, G + o.w1, at(G, o.b1), d, H);
+  const RMat dx1 = dx + layer_norm_backward(du * CMap(P + o.w1, d, H).transpose(), P + o.ln2_g, C.ln2, G + o.ln2_g,
+                                            at(G, o.ln2_b));
   // Attention branch: x1 = x + O Wo + bo
-  affine_backward(C.o, dx1, G + o.wo, G + o.wo_b, d, d);
+  affine_backward(C.o, dx1, G + o.wo, at(G, o.wo_b), d, d);
   const RMat d_o = dx1 * CMap(P + o.wo, d, d).transpose();
   RMat dq(T, d), dk(T, d), dv(T, d);
   for (long hd = 0; hd < nh; ++hd) {
@@ -142,26 +157,26 @@ RMat block_backward(const float* P, const BlockOffsets& o, const Dims& dims, con
     dq.middleCols(hd * dh, dh) = scale * ds * C.k.middleCols(hd * dh, dh);
     dk.middleCols(hd * dh, dh) = scale * ds.transpose() * C.q.middleCols(hd * dh, dh);
   }
-  affine_backward(C.h, dq, G + o.wq, G + o.wq_b, d, d);
-  affine_backward(C.h, dk, G + o.wk, G + o.wk_b, d, d);
-  affine_backward(C.h, dv, G + o.wv, G + o.wv_b, d, d);
+  affine_backward(C.h, dq, G + o.wq, at(G, o.wq_b), d, d);
+  affine_backward(C.h, dk, G + o.wk, at(G, o.wk_b), d, d);
+  affine_backward(C.h, dv, G + o.wv, at(G, o.wv_b), d, d);
   const RMat dh_ = dq * CMap(P + o.wq, d, d).transpose() + dk * CMap(P + o.wk, d, d).transpose() +
                    dv * CMap(P + o.wv, d, d).transpose();
-  return dx1 + layer_norm_backward(dh_, P + o.ln1_g, C.ln1, G + o.ln1_g, G + o.ln1_b);
+  return dx1 + layer_norm_backward(dh_, P + o.ln1_g, C.ln1, G + o.ln1_g, at(G, o.ln1_b));
 }
 
 RMat head_forward(const float* P, const HeadOffsets& o, const Dims& dims, const RMat& x, HeadCache& C)
 {
-  C.hf = layer_norm(x, P + o.lnf_g, P + o.lnf_b, C.lnf);
-  return affine(C.hf, P + o.w_out, P + o.b_out, dims.width, dims.vocab);
+  C.hf = layer_norm(x, P + o.lnf_g, at(P, o.lnf_b), C.lnf);
+  return affine(C.hf, P + o.w_out, at(P, o.b_out), dims.width, dims.vocab);
 }
 
 RMat head_backward(const float* P, const HeadOffsets& o, const Dims& dims, const HeadCache& C, const RMat& d_logits,
                    float* G)
 {
-  affine_backward(C.hf, d_logits, G + o.w_out, G + o.b_out, dims.width, dims.vocab);
+  affine_backward(C.hf, d_logits, G + o.w_out, at(G, o.b_out), dims.width, dims.vocab);
   return layer_norm_backward(d_logits * CMap(P + o.w_out, dims.width, dims.vocab).transpose(), P + o.lnf_g, C.lnf,
-                             G + o.lnf_g, G + o.lnf_b);
+                             G + o.lnf_g, at(G, o.lnf_b));
 }
 
 } // namespace ccsim::workloads::transformer

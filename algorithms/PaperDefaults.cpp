@@ -1,0 +1,66 @@
+// The papers' default settings per claim and per algorithm; see PaperDefaults.hpp.
+#include "algorithms/PaperDefaults.hpp"
+
+#include "algorithms/LrSchedule.hpp"
+
+#include <algorithm>
+
+namespace ccsim::algorithms {
+
+namespace {
+bool holds(const std::vector<std::string>& list, std::initializer_list<const char*> names)
+{
+  return std::any_of(names.begin(), names.end(),
+                     [&](const char* n) { return std::find(list.begin(), list.end(), n) != list.end(); });
+}
+
+DefaultParam schedule(LrSchedule s, const std::string& source)
+{
+  const auto i = static_cast<std::size_t>(s);
+  return {"lr_schedule", static_cast<double>(i), lr_schedule_names().at(i), source};
+}
+} // namespace
+
+std::vector<DefaultParam> claim_defaults(const std::vector<std::string>& algorithms, const std::string& model,
+                                         const numerics::Hyper& given)
+{
+  std::vector<DefaultParam> out;
+  if (model == "mlp")
+    return out;
+  if (holds(algorithms, {"slamb"}))
+    out = {schedule(LrSchedule::SLAMB, "SLAMB appendix G.1 (BERT phase 1), for every algorithm of the comparison")};
+  else if (holds(algorithms, {"onebit-lamb", "lamb-basic-1bit"}))
+    out = {schedule(LrSchedule::ONEBIT_LAMB, "1-bit LAMB §6.1 (BERT seqlen 128), for every algorithm of the comparison")};
+  else if (holds(algorithms, {"onebit-adam", "naive-1bit-adam"}))
+    out = {schedule(LrSchedule::BERT, "1-bit Adam §7.1, for every algorithm of the comparison")};
+  out.erase(std::remove_if(out.begin(), out.end(), [&](const DefaultParam& d) { return given.count(d.key) != 0; }),
+            out.end());
+  return out;
+}
+
+std::vector<DefaultParam> algorithm_defaults(const std::string& algorithm, int steps, const numerics::Hyper& given)
+{
+  std::vector<DefaultParam> out;
+  auto freeze = [&](int per_mille, const char* source) {
+    const int step = std::max(1, steps * per_mille / 1000);
+    out.push_back({"freeze_step", static_cast<double>(step), std::to_string(step), source});
+  };
+  // Warm-ups as the plans assume: 15 % for 1-bit Adam (§7.1: 15-25 %; 23K of 152K for BERT-Large), 16.7 % for
+  // 1-bit LAMB (§6.1: 1000 of 5993 steps).
+  if (algorithm == "onebit-adam")
+    freeze(150, "15 % of the steps, 1-bit Adam §7.1");
+  if (algorithm == "onebit-lamb" || algorithm == "lamb-basic-1bit")
+    freeze(167, "16.7 % of the steps, 1-bit LAMB §6.1");
+  out.erase(std::remove_if(out.begin(), out.end(), [&](const DefaultParam& d) { return given.count(d.key) != 0; }),
+            out.end());
+  return out;
+}
+
+numerics::Hyper with_defaults(numerics::Hyper given, const std::vector<DefaultParam>& defaults)
+{
+  for (const auto& d : defaults)
+    given.emplace(d.key, d.value);
+  return given;
+}
+
+} // namespace ccsim::algorithms
