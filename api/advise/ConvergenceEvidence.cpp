@@ -135,7 +135,7 @@ std::vector<EvidenceRow> load_convergence_evidence(const std::string& path)
       else if (f.is_number() && f.get<double>() >= 0 && std::isfinite(f.get<double>()))
         row.final_loss.emplace_back(f.get<double>());
       else
-        r.fail_at("final_loss", "holds " + f.dump() + ", not a loss >= 0 or null");
+        r.fail_at("final_loss", "holds " + io::dump_json(f) + ", not a loss >= 0 or null");
     }
     row.baseline_final_loss = r.numbers("baseline_final_loss");
     if (row.baseline_final_loss.size() != row.seeds.size())
