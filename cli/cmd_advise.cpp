@@ -153,7 +153,8 @@ int cmd_advise(const std::vector<std::string>& args)
   if (search)
     std::cout << wrap_text(fmt::format("Searched {} (algorithm, split) candidates: {} simulated, {} pruned by memory (do "
                                        "not fit the GPUs even with activation recomputation), {} pruned by bound "
-                                       "(compute alone slower than the algorithm's best simulated split), {} invalid{}.",
+                                       "(their compute, or their busiest NIC's bytes at line rate, alone is slower than the algorithm's best simulated "
+                                       "split), {} invalid{}.",
                                        c.candidates, c.simulated, c.pruned_by_memory, c.pruned_by_bound, c.invalid,
                                        c.left ? fmt::format(", {} left", c.left) : ""),
                            table_width())
