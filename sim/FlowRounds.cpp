@@ -129,7 +129,14 @@ sg4::Host* endpoint(const StepContext& c, int id)
 } // namespace
 
 namespace {
-/// Sends `flows` at once and waits for them all: directly, or through actors where a round is large (see below).
+/// Sends `flows` at once and waits for them all: directly, or through actors where a round is large.
+// Why large rounds take another path: SimGrid 3.32 detaches every host-to-host comm (Comm::sendto_init), which parks
+// it on the maestro's std::list of activities, and removes it from there by value when it finishes
+// (CommImpl::finish: maestro->activities_.remove(this)). Each completion thus scans every comm still in flight, so a
+// round of K flows costs O(K^2): a 1,024-GPU all-to-all's 10^5 node-pair flows spent over 90 % of the run in that
+// scan (perf, issue 19). Mailbox comms are not detached: they sit in the lists of their own sender and receiver
+// actors only. So a large round is carried by one short-lived actor per sending GPU and one per receiving GPU, each
+// holding only its own flows. The network sees the same flows, between the same hosts, started at the same instant.
 void run_flows(StepContext& c, const std::vector<Flow>& flows)
 {
   // The actors' own cost is their stacks (SimGrid touches each one whole), so they pay off only where a GPU sends
@@ -197,13 +204,6 @@ void run_flows(StepContext& c, const std::vector<Flow>& flows)
 
 } // namespace
 
-// Why large rounds take another path: SimGrid 3.32 detaches every host-to-host comm (Comm::sendto_init), which parks
-// it on the maestro's std::list of activities, and removes it from there by value when it finishes
-// (CommImpl::finish: maestro->activities_.remove(this)). Each completion thus scans every comm still in flight, so a
-// round of K flows costs O(K^2): a 1,024-GPU all-to-all's 10^5 node-pair flows spent over 90 % of the run in that
-// scan (perf, issue 19). Mailbox comms are not detached: they sit in the lists of their own sender and receiver
-// actors only. So a large round is carried by one short-lived actor per sending GPU and one per receiving GPU, each
-// holding only its own flows. The network sees the same flows, between the same hosts, started at the same instant.
 void run_round(StepContext& c, const Round& round)
 {
   if (const auto one = one_node_of_identical(c, round)) {
