@@ -28,6 +28,24 @@
 
 namespace ccsim::cli {
 
+namespace {
+/// A comma-separated list of names ("adam,onebit-adam"); an empty item is an error on `flag`.
+std::vector<std::string> split_names(const std::string& text, const std::string& flag)
+{
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = text.find(',', start);
+    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (out.back().empty())
+      throw io::InputError(flag, "", io::echo(text) + " has an empty item (give names separated by commas)");
+    if (comma == std::string::npos)
+      return out;
+    start = comma + 1;
+  }
+}
+} // namespace
+
 int cmd_advise(const std::vector<std::string>& args)
 {
   po::options_description desc("ccsim advise options");
@@ -42,10 +60,18 @@ int cmd_advise(const std::vector<std::string>& args)
     ("verify", "first rerun seed 1 of every comparison of the evidence file and check each final loss reproduces "
                "within 3 % (about 10 minutes on 2 cores: the transformer runs)")
     ("search", "for each algorithm, simulate every dp/tp/pp split and micro-batch that fits the GPUs' memory at the "
-               "same global batch, and rank each at its fastest (tp within a node, whole layers per stage)")
+               "same global batch, and rank each at its fastest (tp within a node, whole layers per stage); splits that "
+               "cannot fit the GPUs' memory or whose compute alone is slower than the best simulated split are pruned")
+    ("no-prune", "with --search, simulate every split that fits (no pruning by the compute bound)")
+    ("tp", po::value<std::string>()->value_name("LIST"), "only these tensor-parallel degrees, e.g. 4,8 (several need --search)")
+    ("pp", po::value<std::string>()->value_name("LIST"), "only these pipeline depths, e.g. 2,4 (several need --search)")
+    ("algorithms", po::value<std::string>()->value_name("LIST"), "only these algorithms, e.g. adam,onebit-adam")
     ("plot", po::value<std::string>()->value_name("DIR"), "draw the time-to-accuracy ranking beside the throughput-only one into DIR (PNG + SVG, with advise.json)");
   add_shape_options(desc, /*parallelism=*/false);
   add_long_run_options(desc, /*time_limit=*/false);
+  desc.add_options()("time-limit", po::value<std::string>()->value_name("SECONDS"),
+                     "stop evaluating after this many seconds (counted from the start) and rank the best of what "
+                     "finished, saying the answer is partial (exit 0)");
   po::variables_map vm;
   if (!parse_options("advise", args, desc, vm))
     return 0;
@@ -67,12 +93,24 @@ int cmd_advise(const std::vector<std::string>& args)
   AdviseRequest req;
   req.topology = vm["topology"].as<std::string>();
   req.workload = vm["workload"].as<std::string>();
+  // --tp / --pp are lists here (filters of the search), not the one degree read_shape_flags reads.
+  for (const auto& [flag, into] : {std::pair{"tp", &req.tp}, std::pair{"pp", &req.pp}})
+    if (vm.count(flag) != 0) {
+      for (const auto v : integer_list_flag(vm, flag, io::range::kParallelDegree, 1024))
+        into->push_back(static_cast<int>(v));
+      vm.erase(flag);
+    }
   read_shape_flags(vm, req.shape);
   req.shape.bandwidth_gbps = number_flag(vm, "bandwidth-gbps", io::range::kLinkGbps);
   req.epoch_samples        = epoch;
   req.jobs                 = static_cast<int>(jobs);
   req.evidence_file        = evidence_path;
   req.search               = vm.count("search") != 0;
+  req.prune                = vm.count("no-prune") == 0;
+  if (!req.search && !req.prune)
+    throw io::InputError("--no-prune", "", "only --search prunes: give --search too");
+  if (vm.count("algorithms") != 0)
+    req.algorithms = split_names(vm["algorithms"].as<std::string>(), "--algorithms");
   Progress line("ccsim advise", progress);
   req.on_progress = [&](const std::string& what, std::size_t done, std::size_t total, const std::string& unit) {
     line.update(what, static_cast<double>(done), static_cast<double>(total), unit);
@@ -116,6 +154,23 @@ int cmd_advise(const std::vector<std::string>& args)
   for (const auto& c : report.cannot_run)
     t.add_row({"-", c.algorithm, "", "", "", "", "", "", "", "", "", "cannot run: " + c.reason});
   t.print(std::cout, table_width());
+  const auto& c = report.counts;
+  if (search)
+    std::cout << wrap_text(fmt::format("Searched {} (algorithm, split) candidates: {} simulated, {} pruned by memory (do "
+                                       "not fit the GPUs even with activation recomputation), {} pruned by bound "
+                                       "(their compute, or their busiest NIC's bytes at line rate, alone is slower than the algorithm's best simulated "
+                                       "split), {} invalid{}.",
+                                       c.candidates, c.simulated, c.pruned_by_memory, c.pruned_by_bound, c.invalid,
+                                       c.left ? fmt::format(", {} left", c.left) : ""),
+                           table_width())
+              << "\n";
+  if (report.partial)
+    std::cout << wrap_text(fmt::format("Partial answer: the time limit came after {:.1f} s; {} of {} {} evaluated, {} "
+                                       "left. The ranking is the best of those evaluated.",
+                                       report.seconds, c.candidates - c.left, c.candidates,
+                                       search ? "candidates" : "algorithms", c.left),
+                           table_width())
+              << "\n";
   return 0;
 }
 

@@ -2,8 +2,13 @@
 # Simulator speed benchmark (issue 19): wall time (sim.wall_s), events and peak RSS of one simulated step of every
 # algorithm at 64 / 256 / 1,024 GPUs in both fidelities (bert-xl on a100x8-ib100), and of every algorithm at 4,096 and
 # 16,384 GPUs in fast mode on the oversubscribed fat-tree a100x8-fattree16k. Prints a Markdown table.
+# Issue 29 adds a 70B-class 3D-parallel step (llama2-70b, tp 8 x pp 4, global batch 1,024: 256 micro-batches per replica
+# at dp 4) of adam, onebit-adam, onebit-lamb, slamb, sdp4bit, megatron-dp and aq-sgd on h800x8-ib400x8 (128 GPUs, dp 4)
+# and a100x8-ib100 (256 and 1,024 GPUs, dp 8 and 32), and `advise --search` of llama2-7b and llama2-70b at 256 and
+# 1,024 GPUs (process wall seconds, with how many splits were simulated and pruned).
 #
 #   scripts/bench-sim.sh [--ccsim build/ccsim] [--limit SECONDS] [--quick] [--algorithms a,b,c]
+#                        [--sections bert,70b,advise]
 #
 # --limit: each run stops after this many seconds (ccsim --time-limit) and is shown as "> limit" (default 120).
 # --quick: 1,024 GPUs (both fidelities) and 16,384 (fast) only.
@@ -20,7 +25,11 @@ ap.add_argument("--ccsim", default="build/ccsim")
 ap.add_argument("--limit", type=float, default=120.0)
 ap.add_argument("--quick", action="store_true")
 ap.add_argument("--algorithms", default="")
+ap.add_argument("--sections", default="bert,70b,advise")
 a = ap.parse_args()
+sections = a.sections.split(",")
+if any(x not in ("bert", "70b", "advise") for x in sections):
+    sys.exit("bench-sim.sh: --sections: a comma-separated list of bert, 70b, advise")
 if not (a.limit > 0 and a.limit <= 86400):
     sys.exit("bench-sim.sh: --limit: must be in (0, 86400] seconds")
 
@@ -34,19 +43,28 @@ if a.algorithms:
     algos = wanted
 PIPELINED = {"aq-sgd", "directq", "fp32-pipeline"}
 
-cases = []
-for gpus in ([1024] if a.quick else [64, 256, 1024]):
-    for fid in ("fast", "exact"):
-        cases += [(alg, "a100x8-ib100", gpus, fid) for alg in algos]
-for gpus in ([16384] if a.quick else [4096, 16384]):
-    cases += [(alg, "a100x8-fattree16k", gpus, "fast") for alg in algos]
+cases = []  # (algorithm, workload, topology, GPUs, fidelity)
+if "bert" in sections:
+    for gpus in ([1024] if a.quick else [64, 256, 1024]):
+        for fid in ("fast", "exact"):
+            cases += [(alg, "bert-xl", "a100x8-ib100", gpus, fid) for alg in algos]
+    for gpus in ([16384] if a.quick else [4096, 16384]):
+        cases += [(alg, "bert-xl", "a100x8-fattree16k", gpus, "fast") for alg in algos]
+LLAMA_ALGOS = [x for x in ("adam", "onebit-adam", "onebit-lamb", "slamb", "sdp4bit", "megatron-dp", "aq-sgd")
+               if x in algos]
+if "70b" in sections:
+    for topo, gpus in ([("a100x8-ib100", 1024)] if a.quick else
+                       [("h800x8-ib400x8", 128), ("a100x8-ib100", 256), ("a100x8-ib100", 1024)]):
+        cases += [(alg, "llama2-70b", topo, gpus, "fast") for alg in LLAMA_ALGOS]
 
-def run(alg, topo, gpus, fid):
-    cmd = [a.ccsim, "simulate", "--algorithm", alg, "--workload", "bert-xl", "--topology", topo, "--gpus", str(gpus),
-           "--fidelity", fid, "--global-batch", str(gpus * 64), "--format", "json", "--quiet",
+def run(alg, workload, topo, gpus, fid):
+    cmd = [a.ccsim, "simulate", "--algorithm", alg, "--workload", workload, "--topology", topo, "--gpus", str(gpus),
+           "--fidelity", fid, "--format", "json", "--quiet",
            "--time-limit", f"{a.limit:g}", "--allow-oom"]  # speed, not memory, is measured here
-    if alg in PIPELINED:
-        cmd += ["--pp", "4"]
+    if workload == "bert-xl":
+        cmd += ["--global-batch", str(gpus * 64)] + (["--pp", "4"] if alg in PIPELINED else [])
+    else:  # a 70B-class 3D-parallel step: tp 8 x pp 4, 1,024 samples (256 micro-batches of 1 per replica at dp 4)
+        cmd += ["--global-batch", "1024", "--tp", "8", "--pp", "4"]
     # ru_maxrss of RUSAGE_CHILDREN is the largest of all waited-for descendants: run each case in its own
     # python child so that the peak belongs to this case only.
     probe = ("import resource,subprocess,sys,json;"
@@ -65,9 +83,30 @@ def run(alg, topo, gpus, fid):
 load = os.getloadavg()
 print(f"ccsim bench-sim: {os.cpu_count()} cores, load average {load[0]:.2f} at start, per-run limit {a.limit:g} s")
 print()
-print("| algorithm | topology | GPUs | fidelity | sim.wall_s | events | peak RSS (MiB) | step (s) |")
-print("|---|---|---|---|---|---|---|---|")
-for alg, topo, gpus, fid in cases:
-    wall, events, rss, step = run(alg, topo, gpus, fid)
-    print(f"| {alg} | {topo} | {gpus} | {fid} | {wall} | {events} | {rss} | {step} |", flush=True)
+if cases:
+    print("| algorithm | workload | topology | GPUs | fidelity | sim.wall_s | events | peak RSS (MiB) | step (s) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+for alg, workload, topo, gpus, fid in cases:
+    wall, events, rss, step = run(alg, workload, topo, gpus, fid)
+    print(f"| {alg} | {workload} | {topo} | {gpus} | {fid} | {wall} | {events} | {rss} | {step} |", flush=True)
+
+# advise --search: every algorithm at every split of a Llama model, pruned (process wall seconds, 2 jobs).
+if "advise" in sections:
+    print()
+    print("| advise --search | topology | GPUs | wall (s) | candidates | simulated | pruned by memory | pruned by bound |")
+    print("|---|---|---|---|---|---|---|---|")
+    for workload, gpus in ([("llama2-7b", 256)] if a.quick else
+                           [("llama2-7b", 256), ("llama2-7b", 1024), ("llama2-70b", 256), ("llama2-70b", 1024)]):
+        cmd = [a.ccsim, "advise", "--search", "--workload", workload, "--topology", "a100x8-ib100", "--gpus", str(gpus),
+               "--jobs", "2", "--format", "json", "--quiet", "--time-limit", f"{a.limit:g}"]
+        t0 = time.monotonic()
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        wall = time.monotonic() - t0
+        if p.returncode != 0:
+            print(f"| {workload} | a100x8-ib100 | {gpus} | error | {p.stderr.strip()[-200:]} | | | |", flush=True)
+            continue
+        e = json.loads(p.stdout)["evaluation"]
+        shown = f"> {a.limit:g} (partial)" if e["partial"] else f"{wall:.1f}"
+        print(f"| {workload} | a100x8-ib100 | {gpus} | {shown} | {e['candidates']} | {e['simulated']} | "
+              f"{e['pruned_by_memory']} | {e['pruned_by_bound']} |", flush=True)
 PY

@@ -1,7 +1,9 @@
 // The advisor: candidates, simulations through the process pool, and the ranking; see Advisor.hpp.
 #include "api/advise/Advisor.hpp"
 
+#include "api/advise/AdviseFilters.hpp"
 #include "api/advise/ConvergenceEvidence.hpp"
+#include "api/advise/ShapeBound.hpp"
 #include "api/advise/ShapeSearch.hpp"
 #include "api/process/ProcessPool.hpp"
 #include "api/run/ReportJson.hpp"
@@ -29,27 +31,36 @@ AdviseReport advise(const AdviseRequest& in)
 {
   const auto work     = load_workload(in.workload);
   const auto evidence = load_convergence_evidence(in.evidence_file);
-  const auto& shape   = in.shape;
+  SimulateRequest shape = in.shape;
 
   // Which family fits: the pipeline algorithms (AQ-SGD's) serve workloads pipelined without tensor parallelism, as
   // in AQ-SGD's runs (gpt2-xl, deberta-v2-xxl); a Megatron model split tp x pp (gpt-13b: 4 x 2, SDP4Bit §5) is offered
   // the data-parallel and sharded families, which pipeline its stages themselves.
   const bool pipelined = work.pp > 1 && work.tp == 1;
-  std::vector<std::string> names;
-  for (const auto* a : algorithms::plan_algorithms()) {
-    const bool pipe = a->parallelism() == algorithms::Parallelism::PIPELINE;
-    if (pipe == pipelined)
-      names.push_back(a->name());
-  }
+  const auto names     = advised_algorithms(in.algorithms, pipelined, work.name);
   const std::string baseline = pipelined ? "fp32-pipeline" : (work.decoder_only() ? "megatron-dp" : "adam");
 
   // Every (algorithm, split) to simulate: the given split, or with search every candidate of api/advise/ShapeSearch.
   const bool search = in.search;
   if (search && shape.micro_batch)
     throw io::InputError("--micro-batch", "", "--search chooses the micro-batch: give one or the other");
+  const bool filtered = !in.tp.empty() || !in.pp.empty();
+  const auto topo     = search || filtered ? load_topology(in.topology) : sim::Topology{};
+  if (filtered)
+    check_split_filters(in.tp, in.pp, topo, work, shape.gpus, in.topology.name);
+  if (!search) { // one split: the filters give it
+    if (in.tp.size() > 1 || in.pp.size() > 1)
+      throw io::InputError(in.tp.size() > 1 ? "--tp" : "--pp", "", "several values need --search");
+    if (!in.tp.empty())
+      shape.tp = in.tp.front();
+    if (!in.pp.empty())
+      shape.pp = in.pp.front();
+  }
+  auto allowed = [](const std::vector<int>& only, int v) {
+    return only.empty() || std::find(only.begin(), only.end(), v) != only.end();
+  };
   std::vector<std::pair<std::string, SimulateRequest>> todo;
   std::map<std::string, std::size_t> candidates; // per algorithm
-  const auto topo     = search ? load_topology(in.topology) : sim::Topology{};
   // The search compares splits at one global batch: the flag's, the workload's, or what its run rule gives the
   // workload's default split (a batch that grows with dp would otherwise change with the split, and with it the
   // convergence the evidence measured).
@@ -70,6 +81,8 @@ AdviseReport advise(const AdviseRequest& in)
     }
     const bool pipe = algorithms::find_plan_algorithm(name)->parallelism() == algorithms::Parallelism::PIPELINE;
     for (const auto& c : search_candidates(topo, work, shape.gpus, search_batch, pipe)) {
+      if (!allowed(in.tp, c.tp) || !allowed(in.pp, c.pp))
+        continue;
       req.tp = c.tp, req.pp = c.pp, req.micro_batch = c.micro_batch;
       todo.emplace_back(name, req);
       ++candidates[name];
@@ -79,51 +92,140 @@ AdviseReport advise(const AdviseRequest& in)
   if (!search)
     std::stable_partition(todo.begin(), todo.end(), [&](const auto& t) { return t.first == baseline; });
 
+  AdviseReport report;
+  SearchCounts& counts = report.counts;
+  counts.candidates    = todo.size();
   std::map<std::string, SimulationReport> best; // algorithm -> its fastest simulation
+  std::map<std::string, std::size_t> best_at;   // algorithm -> that simulation's index in todo
   std::map<std::string, std::string> why_not;   // algorithm -> why no split of it could run
-  std::map<std::string, std::size_t> fit;       // algorithm -> splits that ran
+  std::map<std::string, std::size_t> fit;       // algorithm -> splits that run (simulated or pruned by bound)
   const std::string unit = search ? "splits" : "algorithms";
   // The fastest split, preferring one that fits without activation recomputation: ccsim's compute times come from
   // the papers' runs (profiles, fitted FLOP/s) and do not price a recomputed forward pass, so a split that needs one
-  // is chosen only when no split of the algorithm fits without it.
-  auto keep = [&](const std::string& name, SimulationReport r) {
+  // is chosen only when no split of the algorithm fits without it. Ties go to the earlier split of the candidates'
+  // order, whatever order they were simulated in.
+  auto keep = [&](const std::string& name, SimulationReport r, std::size_t index) {
     ++fit[name];
     const auto it = best.find(name);
-    if (it == best.end() || recomputes(r) < recomputes(it->second) ||
-        (recomputes(r) == recomputes(it->second) && r.samples_per_s > it->second.samples_per_s))
-      best[name] = std::move(r);
+    const bool better =
+        it == best.end() || recomputes(r) < recomputes(it->second) ||
+        (recomputes(r) == recomputes(it->second) &&
+         (r.samples_per_s > it->second.samples_per_s ||
+          (r.samples_per_s == it->second.samples_per_s && index < best_at[name])));
+    if (better) {
+      best[name]    = std::move(r);
+      best_at[name] = index;
+    }
+  };
+  auto progress = [&](std::size_t running_done) {
+    if (in.on_progress)
+      in.on_progress(work.name, running_done, todo.size(), unit);
   };
   std::size_t first = 0;
   if (!search && !todo.empty() && todo.front().first == baseline) {
-    keep(baseline, run_simulation_isolated(todo.front().second));
-    first = 1;
-    if (in.on_progress)
-      in.on_progress(work.name, 1, todo.size(), unit);
-  }
-  std::vector<std::size_t> which;
-  for (std::size_t i = first; i < todo.size(); ++i)
-    which.push_back(i);
-  PoolOptions pool;
-  pool.jobs = in.jobs;
-  if (in.on_progress)
-    pool.on_progress = [&](const PoolProgress& p) { in.on_progress(work.name, first + p.finished, todo.size(), unit); };
-  const auto outcome = run_pool(todo.size(), which,
-                                simulation_task([&](std::size_t i) -> const SimulateRequest& { return todo[i].second; }),
-                                pool);
-  check_stop("");
-  // In launch order, so ties go to the earlier split whatever order the children finished in.
-  for (const auto i : which) {
-    const auto& task = outcome.results[i];
-    if (task.status == TaskResult::Status::CRASH)
-      throw std::runtime_error(task.error);
-    if (task.ok())
-      keep(todo[i].first, report_from_json(task.value));
-    else // this algorithm cannot run this split (it does not fit the GPUs' memory, the batch does not divide): listed
-         // last with the reason when no split of it can
-      why_not[todo[i].first] = task.input_error->problem();
+    try {
+      keep(baseline, run_simulation_isolated(todo.front().second), 0);
+      ++counts.simulated;
+      first = 1;
+      progress(1);
+    } catch (const RunStopped& e) {
+      if (e.signal() != 0)
+        throw;
+    }
   }
 
-  AdviseReport report;
+  // With search, each candidate is resolved first (api/advise/ShapeBound.hpp): those that cannot run are set aside
+  // with the reason, the others queued per algorithm by increasing lower bound.
+  std::vector<ShapeTriage> triage(todo.size());
+  std::map<std::string, std::vector<std::size_t>> queue; // algorithm -> its candidates to simulate, in order
+  InputCache cache;
+  for (std::size_t i = first; i < todo.size() && !stop_requested(); ++i) {
+    if (search) {
+      triage[i] = triage_shape(todo[i].second, cache);
+      if (triage[i].kind != ShapeTriage::Kind::RUNS) {
+        why_not[todo[i].first] = triage[i].why;
+        ++(triage[i].kind == ShapeTriage::Kind::NO_MEMORY ? counts.pruned_by_memory : counts.invalid);
+        continue;
+      }
+    }
+    queue[todo[i].first].push_back(i);
+  }
+  if (search && in.prune)
+    for (auto& [name, q] : queue)
+      std::stable_sort(q.begin(), q.end(), [&](std::size_t a, std::size_t b) { return triage[a].bound_s < triage[b].bound_s; });
+  // A candidate is pruned when even its bound is slower than its algorithm's best so far, and it could not win on
+  // recomputation either (the best fits without it, or this one needs it too).
+  auto prunable = [&](std::size_t i) {
+    const auto it = best.find(todo[i].first);
+    if (!search || !in.prune || it == best.end() || triage[i].bound_s <= 0)
+      return false;
+    if (triage[i].recompute < recomputes(it->second))
+      return false;
+    return triage[i].max_samples_per_s() < it->second.samples_per_s * (1 - 1e-9);
+  };
+
+  // Waves through the process pool: about `jobs` candidates, the next ones of each algorithm, so that each wave's
+  // results tighten the pruning of the next. Without search, one wave of every algorithm.
+  std::map<std::string, std::size_t> next; // algorithm -> its place in its queue
+  const auto task = simulation_task([&](std::size_t i) -> const SimulateRequest& { return todo[i].second; });
+  while (!stop_requested()) {
+    std::size_t active = 0;
+    for (const auto& [name, q] : queue)
+      active += next[name] < q.size() ? 1 : 0;
+    if (active == 0)
+      break;
+    const std::size_t per = search ? std::max<std::size_t>(1, (static_cast<std::size_t>(in.jobs) + active - 1) / active)
+                                   : todo.size();
+    std::vector<std::size_t> wave;
+    for (const auto& name : names) {
+      const auto q = queue.find(name);
+      if (q == queue.end())
+        continue;
+      auto& at = next[name];
+      for (std::size_t taken = 0; at < q->second.size() && taken < per; ++at) {
+        const std::size_t i = q->second[at];
+        if (prunable(i)) {
+          ++counts.pruned_by_bound;
+          ++fit[name]; // it would run: only slower than the best
+          continue;
+        }
+        wave.push_back(i);
+        ++taken;
+      }
+    }
+    if (wave.empty())
+      continue;
+    std::sort(wave.begin(), wave.end()); // launch order: the candidates' order
+    PoolOptions pool;
+    pool.jobs              = in.jobs;
+    const std::size_t done = first + counts.simulated + counts.pruned_by_bound + counts.pruned_by_memory + counts.invalid;
+    pool.on_progress = [&](const PoolProgress& p) { progress(done + p.finished); };
+    const auto outcome = run_pool(todo.size(), wave, task, pool);
+    for (const auto i : wave) {
+      const auto& result = outcome.results[i];
+      if (result.status == TaskResult::Status::CRASH)
+        throw std::runtime_error(result.error);
+      if (result.status == TaskResult::Status::NOT_RUN)
+        continue; // cut short by the time limit: counted as left below
+      ++counts.simulated;
+      if (result.ok())
+        keep(todo[i].first, report_from_json(result.value), i);
+      else // this algorithm cannot run this split (it does not fit the GPUs' memory, the batch does not divide): listed
+           // last with the reason when no split of it can
+        why_not[todo[i].first] = result.input_error->problem();
+    }
+    if (outcome.stopped)
+      break;
+  }
+  if (stop_requested()) {
+    if (stop_signal() != 0)
+      check_stop("");
+    report.partial = true; // the time limit: the best of what finished
+  }
+  counts.left = counts.candidates - std::min(counts.candidates, counts.simulated + counts.pruned_by_bound +
+                                                                    counts.pruned_by_memory + counts.invalid);
+  report.seconds = run_seconds();
+
   report.title         = fmt::format("{} on {} x {} GPUs{}", work.name, in.topology.name, shape.gpus,
                                      search ? ", each algorithm at its fastest split" : "");
   report.workload      = work.name;
@@ -138,10 +240,14 @@ AdviseReport advise(const AdviseRequest& in)
   for (const auto& name : names) {
     const auto it = best.find(name);
     if (it == best.end()) {
-      if (search && candidates[name] == 0)
+      if (report.partial)
+        report.cannot_run.push_back(
+            {name, why_not.count(name) ? "none of its splits evaluated before the time limit runs; e.g. " + why_not[name]
+                                       : "not evaluated before the time limit"});
+      else if (search && candidates[name] == 0)
         report.cannot_run.push_back({name, fmt::format("no split of {} GPUs suits {} (tp within a node dividing the "
-                                                       "heads, whole layers per stage, the batch divisible)",
-                                                       shape.gpus, work.name)});
+                                                       "heads, whole layers per stage, the batch divisible{})",
+                                                       shape.gpus, work.name, filtered ? ", the --tp / --pp filters" : "")});
       else
         report.cannot_run.push_back(
             {name, search ? fmt::format("none of its {} splits runs; e.g. {}", candidates[name], why_not[name])
@@ -223,57 +329,6 @@ AdviseReport advise(const AdviseRequest& in)
   for (std::size_t i = 0; i < order.size(); ++i)
     ranking[order[i]].throughput_rank = i + 1;
   return report;
-}
-
-nlohmann::json to_json(const AdviseReport& report)
-{
-  nlohmann::json ranking = nlohmann::json::array();
-  for (const auto& r : report.ranking) {
-    nlohmann::json row = {{"algorithm", r.algorithm},
-                          {"epoch_time_s", r.epoch_time_s},
-                          {"samples_per_s", r.samples_per_s},
-                          {"samples_per_s_interval",
-                           {{"low", r.samples_per_s_range.low},
-                            {"high", r.samples_per_s_range.high},
-                            {"why", r.samples_per_s_range.why}}},
-                          {"speedup", r.speedup},
-                          {"inter_node_bytes_per_gpu", r.inter_node_bytes_per_gpu},
-                          {"intra_node_bytes_per_gpu", r.intra_node_bytes_per_gpu},
-                          {"phases", r.phases},
-                          {"memory_gb_per_gpu", r.memory_gb_per_gpu},
-                          {"fits_memory", r.fits_memory},
-                          {"split",
-                           {{"dp", r.dp},
-                            {"tp", r.tp},
-                            {"pp", r.pp},
-                            {"micro_batch", r.micro_batch},
-                            {"grad_accumulation", r.grad_accumulation},
-                            {"activation_recomputation", r.activation_recomputation}}},
-                          {"converges", r.converges ? nlohmann::json(to_string(*r.converges)) : nlohmann::json(nullptr)},
-                          {"time_to_accuracy_h",
-                           r.time_to_accuracy_h ? nlohmann::json(*r.time_to_accuracy_h) : nlohmann::json(nullptr)},
-                          {"throughput_rank", r.throughput_rank}};
-    if (report.search)
-      row["search"] = {{"splits_tried", r.splits_tried}, {"splits_that_run", r.splits_that_run}};
-    if (r.has_evidence) {
-      row["evidence"] = {{"family", r.family}, {"baseline", r.baseline}, {"command", r.command}, {"rows", r.evidence}};
-      if (r.steps_ratio)
-        row["steps_ratio"] = *r.steps_ratio;
-      if (!r.reason.empty())
-        row["evidence"]["reason"] = r.reason;
-    }
-    ranking.push_back(row);
-  }
-  nlohmann::json cannot_run = nlohmann::json::array();
-  for (const auto& c : report.cannot_run)
-    cannot_run.push_back({{"algorithm", c.algorithm}, {"reason", c.reason}});
-  return {{"title", report.title},
-          {"baseline", report.baseline},
-          {"epoch_samples", report.epoch_samples},
-          {"evidence_file", report.evidence_file},
-          {"search", report.search},
-          {"ranking", ranking},
-          {"cannot_run", cannot_run}};
 }
 
 } // namespace ccsim::api

@@ -28,6 +28,12 @@ struct AdviseRequest {
   int jobs             = 2;   // simulations at once
   std::string evidence_file;  // the convergence evidence (default_evidence_path())
   bool search = false;        // every split and micro-batch per algorithm, ranked at its fastest
+  /// Filters (empty: no filter): only these tensor- and pipeline-parallel degrees (without search, one value each: the
+  /// run's split) and only these algorithms (each must suit the workload's family).
+  std::vector<int> tp, pp;
+  std::vector<std::string> algorithms;
+  /// With search, skip the splits that cannot be the fastest (api/advise/ShapeBound.hpp); off: simulate every one.
+  bool prune = true;
   /// Progress: `done` of `total` simulations of `what` (the workload), counted in `unit` ("algorithms" or "splits").
   std::function<void(const std::string& what, std::size_t done, std::size_t total, const std::string& unit)> on_progress;
 };
@@ -63,6 +69,16 @@ struct CannotRun {
   std::string reason;
 };
 
+/// What the search did with its candidate splits (all algorithms together).
+struct SearchCounts {
+  std::size_t candidates = 0;       // (algorithm, split) pairs
+  std::size_t simulated = 0;        // run through the simulator
+  std::size_t pruned_by_memory = 0; // do not fit the GPUs' memory even with activation recomputation
+  std::size_t pruned_by_bound = 0;  // their compute alone is slower than their algorithm's best simulated split
+  std::size_t invalid = 0;          // another check of `simulate` rejects them (the batch does not divide, ...)
+  std::size_t left = 0;             // not evaluated: the time limit came first
+};
+
 struct AdviseReport {
   std::string title;
   std::string workload;
@@ -73,6 +89,9 @@ struct AdviseReport {
   /// Converging by time-to-accuracy, then uncertain ones by time-to-accuracy, then no evidence, then not converging.
   std::vector<RankedAlgorithm> ranking;
   std::vector<CannotRun> cannot_run;
+  SearchCounts counts;   // with search; without it, candidates / simulated / left count algorithms
+  bool partial = false;  // the time limit ended the evaluation early: the ranking is the best of what finished
+  double seconds = 0;    // when it ended, from the start of the process (api/process/RunControl.hpp)
 };
 
 /// Simulates and ranks. A bad configuration of the baseline (without search) throws io::InputError; other algorithms

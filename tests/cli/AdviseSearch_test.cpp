@@ -1,5 +1,8 @@
 // `advise --search`: the splits it tries (hand-enumerated) and what it reports of them.
+#include "api/advise/ShapeBound.hpp"
 #include "api/advise/ShapeSearch.hpp"
+#include "api/run/Simulation.hpp"
+#include "sim/CostModel.hpp"
 #include "tests/support/RunCcsim.hpp"
 
 #include <algorithm>
@@ -135,4 +138,63 @@ TEST_CASE("ccsim advise --plot: writes the ranking it prints as advise.json besi
   const auto written = nlohmann::json::parse(in);
   CHECK(written == printed);
   CHECK(written["title"] == "bert-large on v100x4-eth10g x 32 GPUs");
+}
+
+TEST_CASE("ccsim advise --search: pruning by bound returns the exhaustive search's best", "[cli]")
+{
+  // The bound never exceeds a split's simulated time (api/advise/ShapeBound.hpp), so the pruned search must choose,
+  // for every algorithm, the very split (and rate) the exhaustive one does; it must also have pruned something.
+  const std::string base = "advise --topology a100x8-ib100 --workload gpt-350m --gpus 16 --global-batch 64 --search "
+                           "--algorithms adam,onebit-adam,sdp4bit,zeropp --format json --quiet";
+  const auto pruned = run_ccsim(base);
+  const auto all    = run_ccsim(base + " --no-prune");
+  INFO(pruned.err << all.err);
+  REQUIRE(pruned.exit_code == 0);
+  REQUIRE(all.exit_code == 0);
+  const auto p = nlohmann::json::parse(pruned.out), a = nlohmann::json::parse(all.out);
+  CHECK(p["evaluation"]["pruned_by_bound"].get<int>() > 0);
+  CHECK(a["evaluation"]["pruned_by_bound"] == 0);
+  CHECK(p["evaluation"]["candidates"] == a["evaluation"]["candidates"]);
+  CHECK(p["evaluation"]["simulated"].get<int>() + p["evaluation"]["pruned_by_bound"].get<int>() ==
+        a["evaluation"]["simulated"].get<int>());
+  REQUIRE(p["ranking"].size() == a["ranking"].size());
+  REQUIRE(p["ranking"].size() == 4);
+  for (std::size_t i = 0; i < a["ranking"].size(); ++i) {
+    const auto &x = p["ranking"][i], &y = a["ranking"][i];
+    INFO(y["algorithm"]);
+    CHECK(x["algorithm"] == y["algorithm"]);
+    CHECK(x["split"] == y["split"]);
+    CHECK(x["samples_per_s"].get<double>() == y["samples_per_s"].get<double>());
+    CHECK(x["search"] == y["search"]);
+  }
+}
+
+TEST_CASE("ShapeBound: the step bound is the GPipe compute bound or the busiest NIC - never above the simulation",
+          "[cli]")
+{
+  // gpt-350m on 16 A100 (2 nodes), batch 64, tp 2 x pp 4 (dp 2), micro-batch 4: m = 32 / 4 = 8 micro-batches per
+  // replica, so the compute bound is (m + pp - 1)(f + b) = 11 (f + b) with f, b the engine's own per micro-batch.
+  api::SimulateRequest req;
+  req.topology     = std::string("a100x8-ib100");
+  req.workload     = std::string("gpt-350m");
+  req.algorithm    = "adam";
+  req.gpus         = 16;
+  req.global_batch = 64;
+  req.tp = 2, req.pp = 4, req.micro_batch = 4;
+  const auto run = api::resolve_run(req);
+  const auto t   = sim::compute_times(run.topo, run.work, run.shape);
+  CHECK(run.shape.grad_accumulation == 8);
+  CHECK(api::compute_lower_bound_s(run) == Approx(11 * (t.forward_s + t.backward_s)).epsilon(1e-12));
+  const double bound = api::step_lower_bound_s(run);
+  CHECK(bound >= api::compute_lower_bound_s(run));
+  const auto simulated = api::run_simulation_isolated(req);
+  CHECK(bound <= simulated.step_time_s);
+  // Every split of another algorithm at this size: bound <= simulated step.
+  for (const int pp : {1, 2}) {
+    req.algorithm = "onebit-adam";
+    req.pp        = pp;
+    const auto r  = api::resolve_run(req);
+    INFO("pp " << pp);
+    CHECK(api::step_lower_bound_s(r) <= api::run_simulation_isolated(req).step_time_s);
+  }
 }

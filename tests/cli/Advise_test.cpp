@@ -1,7 +1,9 @@
 // `ccsim advise` on the command line: the ranking's arithmetic and its one-line errors.
 #include "tests/support/RunCcsim.hpp"
 
+#include <algorithm>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -171,4 +173,84 @@ TEST_CASE("ccsim advise: evidence with no rows or a row of an unknown algorithm 
   CHECK(line_count(t.err) == 1);
   CHECK(t.err.find("typo-evidence.json: /rows/0/algorithm: 'onebit-adamm' is not an algorithm ccsim simulates") !=
         std::string::npos);
+}
+
+TEST_CASE("ccsim advise --tp --pp --algorithms: the filters' splits and algorithms are the only ones ranked", "[cli]")
+{
+  // gpt-350m (24 layers, 16 heads, no compute profile) on 16 A100 at a global batch of 64 with tp 2 and pp 2 or 4:
+  // pp 2 gives dp 4 (16 samples per replica: micro-batches 1, 2, 4, 8, 16), pp 4 gives dp 2 (32: 1 to 32), so
+  // 5 + 6 = 11 splits per algorithm, 22 candidates in all.
+  const auto r = run_ccsim("advise --topology a100x8-ib100 --workload gpt-350m --gpus 16 --global-batch 64 --search "
+                           "--tp 2 --pp 2,4 --algorithms onebit-adam,adam --format json --quiet");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto d = nlohmann::json::parse(r.out);
+  CHECK(d["evaluation"]["candidates"] == 22);
+  CHECK(d["evaluation"]["partial"] == false);
+  CHECK(d["cannot_run"].empty());
+  const auto& ranking = d["ranking"];
+  REQUIRE(ranking.size() == 2);
+  std::map<std::string, int> seen;
+  for (const auto& row : ranking) {
+    ++seen[row["algorithm"].get<std::string>()];
+    CHECK(row["split"]["tp"] == 2);
+    const int pp = row["split"]["pp"].get<int>();
+    CHECK((pp == 2 || pp == 4));
+    CHECK(row["search"]["splits_tried"] == 11);
+  }
+  CHECK(seen == std::map<std::string, int>{{"adam", 1}, {"onebit-adam", 1}});
+}
+
+TEST_CASE("ccsim advise: filters that can never apply are one-line errors naming the flag", "[cli]")
+{
+  const std::string base = "advise --topology a100x8-ib100 --workload gpt-350m --gpus 16 --global-batch 64 --quiet ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--search --tp 3", "--tp: 3 does not divide the 8 GPUs per node of a100x8-ib100"},
+      {"--search --tp 2,2", "--tp: a value is given twice"},
+      {"--search --pp 5", "--pp: 5 does not divide the 24 layers of gpt-350m"},
+      {"--tp 2,4", "--tp: several values need --search"},
+      {"--algorithms adam,foo", "--algorithms: 'foo' is not an algorithm"},
+      {"--algorithms aq-sgd", "--algorithms: aq-sgd does not suit gpt-350m"},
+      {"--algorithms adam,,lamb", "--algorithms: 'adam,,lamb' has an empty item"},
+      {"--no-prune", "--no-prune: only --search prunes"},
+  };
+  for (const auto& [flags, message] : cases) {
+    const auto r = run_ccsim(base + flags);
+    INFO(flags << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(line_count(r.err) == 1);
+    CHECK(r.err.find(message) != std::string::npos);
+  }
+}
+
+TEST_CASE("ccsim advise --time-limit: past it the answer is partial - says so - and exits 0", "[cli]")
+{
+  // A limit of a millisecond from the process's start passes before the first simulation: nothing is evaluated.
+  const std::string base = "advise --topology a100x8-ib100 --workload gpt-350m --gpus 16 --global-batch 64 --quiet "
+                           "--algorithms adam,onebit-adam --time-limit 0.001 ";
+  const auto j = run_ccsim(base + "--search --format json");
+  INFO(j.err);
+  REQUIRE(j.exit_code == 0);
+  const auto d = nlohmann::json::parse(j.out);
+  CHECK(d["evaluation"]["partial"] == true);
+  CHECK(d["evaluation"]["simulated"] == 0);
+  CHECK(d["evaluation"]["left"] == d["evaluation"]["candidates"]);
+  CHECK(d["ranking"].empty());
+  REQUIRE(d["cannot_run"].size() == 2);
+  CHECK(d["cannot_run"][0]["reason"] == "not evaluated before the time limit");
+  const auto t = run_ccsim(base);
+  INFO(t.err);
+  REQUIRE(t.exit_code == 0);
+  std::string text = t.out; // the lines are wrapped to the terminal's width: read them as one
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  CHECK(text.find("Partial answer: the time limit came after") != std::string::npos);
+  CHECK(text.find("0 of 2 algorithms evaluated, 2 left") != std::string::npos);
+  // Without a limit nothing is left and the answer is whole.
+  const auto whole = run_ccsim("advise --topology a100x8-ib100 --workload gpt-350m --gpus 16 --global-batch 64 --quiet "
+                               "--algorithms adam --format json");
+  REQUIRE(whole.exit_code == 0);
+  const auto w = nlohmann::json::parse(whole.out);
+  CHECK(w["evaluation"]["partial"] == false);
+  CHECK(w["evaluation"]["left"] == 0);
+  CHECK(w["evaluation"]["simulated"] == 1);
 }

@@ -161,3 +161,38 @@ TEST_CASE("PipelineGroups: behind an oversubscribed core the groups meet, so the
   CHECK(on[1] == Approx(alpha + 16 * 6e6 / 25e9).epsilon(1e-3));
   CHECK(on == off);
 }
+
+TEST_CASE("Pipeline lanes: the tp chains of a replica driven by one set of actors give the whole pipeline's step",
+          "[sim]")
+{
+  // dp 1: a single group, so only the lanes reduce (sim/PipelineSchedule.cpp): tp 8 on 8-GPU nodes (a Megatron
+  // 70B's tp 8 x pp 4), tp 4 on 8-GPU nodes (two lanes' worth of blocks per node), tcp with a core, a 2:1 fat-tree.
+  auto rdma8 = rdma_cluster(8, 4, 100, 5);
+  auto tcp8  = rdma8;
+  tcp8.network_model    = ccsim::sim::NetworkModel::TCP;
+  tcp8.fabric_latency_s = 20e-6;
+  auto tree8 = rdma_cluster(8, 4, 100, 5);
+  tree8.fabric           = ccsim::sim::FabricKind::FAT_TREE;
+  tree8.nodes_per_leaf   = 2;
+  tree8.oversubscription = 2;
+  struct Case {
+    const char* name;
+    const ccsim::sim::Topology* topo;
+    int dp, tp, pp, m;
+  };
+  const Case cases[] = {{"rdma, tp 8, pp 4, dp 1", &rdma8, 1, 8, 4, 6},
+                        {"rdma, tp 4, pp 4, dp 2", &rdma8, 2, 4, 4, 3},
+                        {"tcp with a core, tp 8, pp 2, dp 2", &tcp8, 2, 8, 2, 4},
+                        {"fat-tree 2:1, tp 8, pp 4, dp 1", &tree8, 1, 8, 4, 3}};
+  for (const auto& k : cases) {
+    INFO(k.name);
+    const auto full    = pipeline_step(*k.topo, k.dp, k.tp, k.pp, k.m, false);
+    const auto reduced = pipeline_step(*k.topo, k.dp, k.tp, k.pp, k.m, true);
+    REQUIRE(full.size() == reduced.size());
+    CHECK(full[1] >= 6e6 / 12.5e9); // the network matters
+    for (std::size_t i = 0; i < full.size(); ++i) {
+      INFO("value " << i);
+      CHECK(reduced[i] == Approx(full[i]).epsilon(1e-12));
+    }
+  }
+}

@@ -209,3 +209,36 @@ TEST_CASE("SymmetricRound: NCCL's tree and NVLS-Tree rounds take the time of eve
       }
   }
 }
+
+TEST_CASE("FlowRounds: collectives on disjoint sets of nodes that copy one another simulate one set - same time",
+          "[sim]")
+{
+  // tp 8 x pp 4 x dp 4 on 16 nodes of 8 GPUs: each pipeline stage's data-parallel groups hold 4 nodes of their own
+  // (rank = stage x 32 + d x 8 + t), so a round's flows fall into 4 copies on disjoint nodes (sim/FlowRounds.cpp,
+  // one_group_of_identical); tp 2 x pp 2 x dp 8 on 4-GPU nodes likewise. Reduced == every flow simulated.
+  auto rdma8 = rdma_cluster(8, 16, 100, 5);
+  auto tcp4  = rdma_cluster(4, 8, 25, 20);
+  tcp4.network_model    = ccsim::sim::NetworkModel::TCP;
+  tcp4.fabric_latency_s = 10e-6;
+  auto shape = [](int gpn, int dp, int tp, int pp) {
+    auto s = dp_shape(dp * tp * pp, gpn, tp);
+    s.dp = dp, s.pp = pp;
+    return s;
+  };
+  struct Case {
+    const char* name;
+    const ccsim::sim::Topology* topo;
+    ccsim::sim::StepShape shape;
+  };
+  const Case cases[] = {{"rdma, tp 8 x pp 4 x dp 4", &rdma8, shape(8, 4, 8, 4)},
+                        {"tcp with a core, tp 2 x pp 2 x dp 8", &tcp4, shape(4, 8, 2, 2)}};
+  for (const auto& k : cases)
+    for (const auto c : {Collective::ALL_TO_ALL, Collective::ALL_REDUCE, Collective::REDUCE_SCATTER})
+      for (const auto f : {Fidelity::FAST, Fidelity::EXACT}) {
+        INFO(k.name << ", collective " << static_cast<int>(c) << ", exact " << (f == Fidelity::EXACT));
+        const double full    = timed(*k.topo, k.shape, c, 64u << 20, f, false);
+        const double reduced = timed(*k.topo, k.shape, c, 64u << 20, f, true);
+        CHECK(full > (64u << 20) / 12.5e9 / 8); // the network matters
+        CHECK(reduced == Approx(full).epsilon(1e-12));
+      }
+}

@@ -1,0 +1,45 @@
+#pragma once
+// `advise --search` prunes before it simulates. Each candidate is resolved as `simulate` would resolve it (every
+// check, the memory model, the plan) without simulating, which sorts it into one of three:
+//  - it cannot run: a bad shape (the child would say why) or one that does not fit the GPUs' memory even with
+//    activation recomputation (pruned by memory);
+//  - it can run, with a lower bound on its step time that needs no simulation: its compute alone. Every phase of a
+//    step runs each micro-batch's forward and backward on every GPU one after another (sim/DataParallelStep.cpp), and a
+//    pipelined phase cannot finish before the GPipe bound (m + pp - 1)(f + b): the last stage starts its first forward
+//    after pp - 1 forwards upstream, runs its m forwards and m backwards, and the first stage's last backward comes
+//    pp - 1 backwards after (sim/PipelineSchedule.cpp, stage_actor). Communication, kernels and the optimizer only
+//    add to it, and a step's time is a mean of its phases' weighted by their shares of steps (api/run/Simulation.cpp),
+//    so the bound holds for the mean too. A phase also takes at least the time its busiest node's NIC needs, at full
+//    rate, for the inter-node bytes the phase sends through it (a bound whatever overlaps what).
+// A candidate whose bound is already slower than the best simulated split of its algorithm can never be chosen, so it
+// is never simulated: the pruned search returns the same best as the exhaustive one.
+
+#include "api/run/ResolvedRun.hpp"
+#include "api/run/SimulateRequest.hpp"
+
+#include <string>
+
+namespace ccsim::api {
+
+struct ShapeTriage {
+  enum class Kind { RUNS, NO_MEMORY, INVALID };
+  Kind kind = Kind::RUNS;
+  std::string why;             // NO_MEMORY / INVALID: the one-line problem `simulate` would report
+  double bound_s = 0;          // RUNS: no step of this shape takes less (seconds)
+  double samples = 0;          // RUNS: its global batch
+  bool recompute = false;      // RUNS: it fits only with activation recomputation
+  /// The most samples/s this shape could reach.
+  double max_samples_per_s() const { return bound_s > 0 ? samples / bound_s : 0; }
+};
+
+/// Resolves `request` (through `cache`) and sorts it as above.
+ShapeTriage triage_shape(const SimulateRequest& request, InputCache& cache);
+
+/// The compute-only lower bound of a resolved run's step (seconds), as ShapeBound.hpp derives it; 0 (no bound) with
+/// stragglers.
+double compute_lower_bound_s(const ResolvedRun& run);
+/// The step's lower bound: per phase the larger of its compute bound and the seconds its busiest NIC needs at full rate
+/// for the phase's inter-node bytes (collectives and pipeline sends), weighted by the phases' shares of steps.
+double step_lower_bound_s(const ResolvedRun& run);
+
+} // namespace ccsim::api
