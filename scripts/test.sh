@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-ctest --test-dir build --output-on-failure -j"$(nproc 2>/dev/null || echo 2)" --timeout 600
+ctest --test-dir build --output-on-failure -j"$(nproc 2>/dev/null || echo 2)" --timeout 900
