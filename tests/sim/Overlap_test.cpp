@@ -171,23 +171,16 @@ TEST_CASE("Overlap: a pipeline's bubble is not exposed communication", "[sim]")
   // GPipe, pp 4, m 6, tiny messages: the step is (m + pp - 1)(f + b), its bubble 3 x 40 ms; exposed comm is only
   // the messages' latency, never more than their time in flight.
   const auto topo = rdma_cluster(1, 4, 100, 0.001, 10000, 0.001);
-  sim::Workload w = no_compute();
-  w.compute.push_back({"TEST", 1, 1, 1, 4, 0.010, 0.030, "", "test"});
-  sim::StepShape s;
-  s.gpus = 4, s.pp = 4, s.dp = 1, s.tp = 1, s.gpus_per_node = 1, s.micro_batch = 1, s.global_batch = 6;
-  s.grad_accumulation = 6, s.seq_len = 1;
-  const auto out = run_phase(topo, w, s, sim::PhasePlan{"pipe", 1.0, {}, sim::PipelineComm{1, 1, {}}});
+  const auto out = run_phase(topo, stage_workload(4, 0.010, 0.030), pipeline_shape(4, 1, 6),
+                             sim::PhasePlan{"pipe", 1.0, {}, sim::PipelineComm{1, 1, {}}});
   CHECK(out[0] == Approx(9 * 0.040).epsilon(1e-4));
   CHECK(out[3] <= out[2]);
   CHECK(out[3] < 1e-4);
   // Sends slower than compute (2 stages, m 4, 0.1 s per message): exposed is the step beyond its comm-free
   // (m + 1)(f + b), and still no more than the 8 messages' time.
   const auto slow = rdma_cluster(1, 2, 1, 0.001, 10000, 0.001);
-  sim::Workload w2 = no_compute();
-  w2.compute.push_back({"TEST", 1, 1, 1, 2, 0.001, 0.001, "", "test"});
-  sim::StepShape s2 = s;
-  s2.gpus = 2, s2.pp = 2, s2.global_batch = 4, s2.grad_accumulation = 4;
-  const auto o2 = run_phase(slow, w2, s2, sim::PhasePlan{"pipe", 1.0, {}, sim::PipelineComm{12500000, 12500000, {}}});
+  const auto o2   = run_phase(slow, stage_workload(2, 0.001, 0.001), pipeline_shape(2, 1, 4),
+                              sim::PhasePlan{"pipe", 1.0, {}, sim::PipelineComm{12500000, 12500000, {}}});
   CHECK(o2[3] == Approx(o2[0] - 5 * 0.002).epsilon(1e-9));
   CHECK(o2[3] <= o2[2]);
 }
@@ -197,11 +190,8 @@ TEST_CASE("Overlap: a pipeline's bucketed gradient reduction hides under the las
   // 2 stages x dp 2 on 4 nodes: after the flush, the data-parallel all-reduce of each stage's gradients. Bucketed,
   // only its last bucket follows the pipeline; without overlap all of it does.
   const auto topo = rdma_cluster(1, 4, 100, 0.001, 10000, 0.001);
-  sim::Workload w = no_compute();
-  w.compute.push_back({"TEST", 1, 1, 1, 2, 0.010, 0.030, "", "test"});
-  sim::StepShape s;
-  s.gpus = 4, s.pp = 2, s.dp = 2, s.tp = 1, s.gpus_per_node = 1, s.micro_batch = 1, s.global_batch = 8;
-  s.grad_accumulation = 4, s.seq_len = 1;
+  const auto w    = stage_workload(2, 0.010, 0.030);
+  auto s          = pipeline_shape(2, 2, 4);
   s.overlap.bucket_bytes = 1ull << 20;
   const auto phase  = sim::PhasePlan{"pipe", 1.0, {gradient_allreduce(4ull << 20)}, sim::PipelineComm{1, 1, {}}};
   const auto none   = run_phase(topo, w, s, phase);
