@@ -17,6 +17,21 @@ inline sim::CommOp collective(std::string label, sim::Collective c, sim::GroupKi
   return op;
 }
 
+/// An uncompressed gradient reduction the engine may run in buckets under the last backward pass, where the run's
+/// system does (sim::OverlapSettings; docs/overlap.md).
+inline sim::CommOp under_backward(sim::CommOp op)
+{
+  op.overlap_backward = true;
+  return op;
+}
+
+/// An uncompressed weight all-gather after the optimizer step that the next step's forward pass may prefetch.
+inline sim::CommOp prefetchable(sim::CommOp op)
+{
+  op.prefetch_forward = true;
+  return op;
+}
+
 inline sim::KernelOp kernel(std::string name, std::uint64_t bytes)
 {
   return sim::KernelOp{std::move(name), bytes};

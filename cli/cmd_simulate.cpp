@@ -52,6 +52,9 @@ void print_table(const SimulationReport& r)
                                        r.intervals.at("step_time_s").high, it->second.why),
                            table_width())
               << "\n";
+  if (cfg.overlap)
+    std::cout << wrap_text("overlap: " + *cfg.overlap + "; tensor-parallel, expert-parallel and compressed collectives "
+                           "stay on the critical path (docs/overlap.md)", table_width()) << "\n";
   if (cfg.stragglers)
     std::cout << fmt::format("stragglers: compute {:.4g}x the uniform cluster's; the average GPU waits {:.4g} s per step "
                              "for the slowest\n",
@@ -101,6 +104,12 @@ int cmd_simulate(const std::vector<std::string>& args)
     ("straggler-cv", po::value<std::string>()->value_name("X"),
      "every GPU's compute time per step varies by a lognormal of mean 1 and coefficient of variation X (0..10)")
     ("straggler-seed", po::value<std::string>()->value_name("S"), "seed of the random straggler model (default 1)")
+    ("overlap", po::value<std::string>()->value_name("MODE"),
+     "gradient reduction: none (after the last backward pass) or bucketed (under it); default: the workload's")
+    ("bucket-mb", po::value<std::string>()->value_name("MB"), "bucket size of --overlap bucketed and --param-prefetch")
+    ("param-prefetch", po::value<std::string>()->value_name("on|off"),
+     "prefetch a sharded optimizer's weight all-gather under the next forward pass; default: the workload's")
+    ("recompute", "charge full activation recomputation (a forward pass inside every backward) even where the run fits")
     ("plot", po::value<std::string>()->value_name("DIR"), "with --links: draw the links x time heat map into DIR (PNG + SVG)");
   add_long_run_options(desc, /*time_limit=*/true);
   po::variables_map vm;
@@ -137,6 +146,12 @@ int cmd_simulate(const std::vector<std::string>& args)
     }
   req.straggler_cv   = number_flag(vm, "straggler-cv", io::range::kStragglerCv).value_or(0);
   req.straggler_seed = static_cast<std::uint64_t>(integer_flag(vm, "straggler-seed", io::range::kSeed).value_or(1));
+  if (vm.count("overlap") != 0)
+    req.overlap = choice_flag(vm, "overlap", {"none", "bucketed"});
+  req.bucket_mb = number_flag(vm, "bucket-mb", io::range::kBucketMb);
+  if (vm.count("param-prefetch") != 0)
+    req.param_prefetch = choice_flag(vm, "param-prefetch", {"on", "off"}) == "on";
+  req.recompute = vm.count("recompute") != 0;
   if (vm.count("plot") != 0 && !req.links)
     throw io::InputError("--plot", "", "draws the link heat map: give --links too");
 

@@ -47,7 +47,13 @@ struct CommOp {
   std::uint64_t bytes;        // see Collective for what this counts
   Algo algo = Algo::AUTO;
   bool synchronisation = true; // counts toward breakdown.allreduce_ms (the step's gradient/momentum sync)
-  bool overlap_backward = false; // may run under the backward pass (bucketed), if the modelled system does
+  /// A gradient reduction that may run in buckets under the last micro-batch's backward pass (PyTorch DDP, Megatron's
+  /// overlap_grad_reduce), when the run's OverlapSettings::grad_reduction is BUCKETED. Only uncompressed reductions
+  /// are flagged: a compressed one needs the whole accumulated gradient (its compression kernels run after the pass).
+  bool overlap_backward = false;
+  /// A weight all-gather after the optimizer step that the next step's first forward pass may prefetch bucket by
+  /// bucket (Megatron's overlap_param_gather, FSDP/ZeRO-3 forward prefetch), when OverlapSettings::param_prefetch.
+  bool prefetch_forward = false;
 };
 
 /// A compression kernel on every GPU; cost = bytes / (the GPU's GB/s for that kernel).
@@ -87,6 +93,19 @@ struct StepPlan {
   std::vector<PhasePlan> phases;
 };
 
+/// How the modelled training system overlaps data-parallel communication with compute (workload "overlap",
+/// `simulate --overlap`; docs/overlap.md). Tensor-parallel, expert-parallel and compressed collectives are never
+/// overlapped: each waits for the compute that produces its input and the compute after it waits for its output.
+enum class GradReduction {
+  NONE,     // every collective after the last backward pass, one after another (the papers' systems)
+  BUCKETED, // CommOp::overlap_backward reductions in buckets under the last backward pass
+};
+struct OverlapSettings {
+  GradReduction grad_reduction = GradReduction::NONE;
+  std::uint64_t bucket_bytes   = 25'000'000; // PyTorch DDP's bucket_cap_mb default, 25 MB
+  bool param_prefetch          = false;       // CommOp::prefetch_forward all-gathers under the next first forward
+};
+
 /// What the engine tells an algorithm about one step, so it can size its messages.
 struct StepShape {
   std::uint64_t params = 0;      // model parameters (whole model)
@@ -108,6 +127,18 @@ struct StepShape {
   /// The workload's transformer architecture, when it gives one: model-parallel message sizes come from it.
   std::optional<TransformerArchitecture> architecture;
   bool merge_node_pairs = false; // FAST fidelity on a cluster where sim::merge_node_pairs is exact (set by the caller)
+  OverlapSettings overlap;       // what the modelled system overlaps (the engine reads it; plans only flag ops)
+  /// Full activation recomputation: every backward pass first runs its micro-batch's forward again (Chen et al. 2016;
+  /// Korthikanti et al. 2022 §2), so the engine charges backward + forward for each backward.
+  bool recompute_activations = false;
 };
+
+/// Whether `op` runs hidden under compute in a step of `shape`: a flagged gradient reduction with bucketed overlap,
+/// or a flagged weight all-gather with parameter prefetch.
+inline bool hidden_under_compute(const CommOp& op, const StepShape& shape)
+{
+  return (op.overlap_backward && shape.overlap.grad_reduction == GradReduction::BUCKETED) ||
+         (op.prefetch_forward && shape.overlap.param_prefetch);
+}
 
 } // namespace ccsim::sim

@@ -1,15 +1,14 @@
 // The data-parallel step. Every rank does the same work at the same time, so one actor's clock stands for all of
-// them: the micro-batches are one sleep, and only the overlapped backward pass needs an activity of its own (a timer
-// the flagged collectives run against).
+// them: the micro-batches are one sleep, and the collectives hidden under them add only what they leave exposed
+// (sim/OverlappedComm.hpp).
 #include "sim/DataParallelStep.hpp"
 
-#include "sim/PhaseOps.hpp"
+#include "sim/OverlappedComm.hpp"
 #include "sim/TraceRecording.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <variant>
 
 namespace sg4 = simgrid::s4u;
 
@@ -32,29 +31,24 @@ void record_micro_batches(StepContext& c, double t0, int accum, double f, double
 }
 } // namespace
 
-void run_data_parallel_compute(StepContext& c, const PhasePlan& phase, PhaseReport& r)
+void run_data_parallel_compute(StepContext& c, int phase_index, PhaseReport& r)
 {
   const int accum = std::max(1, c.shape.grad_accumulation);
   const double f = c.compute.forward_s, b = c.compute.backward_s;
   r.compute_s    = accum * (f + b);
-  record_micro_batches(c, sg4::Engine::get_clock(), accum, f, b);
+  // Hidden collectives (sim/OverlappedComm.hpp): weights the first forward pass waits for, gradients the last
+  // backward pass leaves unreduced. Without any, the step runs as two sleeps.
+  const auto exposure = charge_hidden_ops(c, phase_index, f, b, r);
+  const double t0     = sg4::Engine::get_clock();
+  if (exposure.before_forward_s > 0)
+    sg4::this_actor::sleep_for(exposure.before_forward_s);
+  const double compute0 = sg4::Engine::get_clock();
+  record_micro_batches(c, compute0, accum, f, b);
+  record_hidden_spans(c, phase_index, t0, compute0 + (accum - 1) * (f + b) + f);
   sg4::this_actor::sleep_for((accum - 1) * (f + b) + f);
-  const bool any_overlap = std::any_of(phase.ops.begin(), phase.ops.end(), [](const Op& op) {
-    const auto* comm = std::get_if<CommOp>(&op);
-    return comm != nullptr && comm->overlap_backward;
-  });
-  if (!any_overlap) {
-    sg4::this_actor::sleep_for(b);
-    sample_links(c, "compute");
-    return;
-  }
-  // The backward pass runs as a timer on the GPU while the flagged collectives go out (bucketed overlap).
-  auto backward = sg4::Exec::init()->set_flops_amount(b * 1e9)->set_host(c.platform.gpus[0]);
-  backward->start();
-  const double comm = run_ops(c, phase.ops, r, /*overlapped=*/true);
-  backward->wait();
+  sg4::this_actor::sleep_for(b + exposure.after_backward_s);
   sample_links(c, "compute");
-  r.exposed_comm_s += std::max(0.0, comm - b);
+  r.exposed_comm_s += exposure.total();
 }
 
 } // namespace ccsim::sim

@@ -1,6 +1,7 @@
 // Message counts from the same schedules the engine runs (schedule_collective), so the two cannot drift apart.
 #include "sim/MessageCount.hpp"
 
+#include "sim/OverlapSchedule.hpp"
 #include "sim/RankLayout.hpp"
 #include "sim/Topology.hpp"
 
@@ -10,13 +11,32 @@ namespace ccsim::sim {
 
 namespace {
 std::uint64_t collective_messages(const CommOp& op, const RankLayout& layout, Fidelity fidelity, bool merge,
-                                  const Topology& topo)
+                                  const Topology& topo, std::uint64_t bytes)
 {
-  const auto rounds = schedule_collective(op.collective, op.algo, layout.groups(op.group), op.bytes, fidelity, topo,
+  const auto rounds = schedule_collective(op.collective, op.algo, layout.groups(op.group), bytes, fidelity, topo,
                                           merge);
   std::uint64_t n = 0;
   for (const auto& round : rounds)
     n += round.flows.size();
+  return n;
+}
+
+std::uint64_t collective_messages(const CommOp& op, const RankLayout& layout, Fidelity fidelity, bool merge,
+                                  const Topology& topo)
+{
+  return collective_messages(op, layout, fidelity, merge, topo, op.bytes);
+}
+
+/// A collective hidden under compute is sent in buckets (sim/OverlappedComm.hpp).
+std::uint64_t bucketed_messages(const CommOp& op, const StepShape& shape, const RankLayout& layout, Fidelity fidelity,
+                                const Topology& topo)
+{
+  const auto b = split_buckets(op.bytes, shape.overlap.bucket_bytes);
+  std::uint64_t n = 0;
+  if (b.full > 0)
+    n += b.full * collective_messages(op, layout, fidelity, shape.merge_node_pairs, topo, b.bucket_bytes);
+  if (b.tail_bytes > 0)
+    n += collective_messages(op, layout, fidelity, shape.merge_node_pairs, topo, b.tail_bytes);
   return n;
 }
 
@@ -32,8 +52,10 @@ std::uint64_t planned_messages(const StepPlan& plan, const StepShape& shape, Fid
   std::uint64_t n         = 0;
   for (const auto& phase : plan.phases) {
     for (const auto& op : phase.ops)
-      if (const auto* comm = std::get_if<CommOp>(&op); comm != nullptr && !(phase.pipeline && comm->overlap_backward))
-        n += collective_messages(*comm, layout, fidelity, shape.merge_node_pairs, topo);
+      if (const auto* comm = std::get_if<CommOp>(&op))
+        n += hidden_under_compute(*comm, shape)
+                 ? bucketed_messages(*comm, shape, layout, fidelity, topo)
+                 : collective_messages(*comm, layout, fidelity, shape.merge_node_pairs, topo);
     if (phase.pipeline) {
       const auto chains = static_cast<std::uint64_t>(layout.dp) * static_cast<std::uint64_t>(layout.tp);
       const auto m      = static_cast<std::uint64_t>(std::max(1, shape.grad_accumulation));

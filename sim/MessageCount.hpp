@@ -10,9 +10,9 @@
 
 namespace ccsim::sim {
 
-/// Messages simulate_step() sends for `plan` on `topo`: every flow of every collective's schedule (each CommOp runs once per
-/// phase; in a pipelined phase only those not flagged overlap_backward, as the engine runs them), plus one message
-/// per micro-batch per stage boundary per direction per pipeline chain.
+/// Messages simulate_step() sends for `plan` on `topo`: every flow of every collective's schedule (each CommOp runs once
+/// per phase; one hidden under compute, hidden_under_compute, once per bucket of its size), plus one message per
+/// micro-batch per stage boundary per direction per pipeline chain.
 std::uint64_t planned_messages(const StepPlan& plan, const StepShape& shape, Fidelity fidelity, const Topology& topo);
 
 /// Messages simulate_calls() sends for `calls` on the cluster of `shape`.

@@ -12,8 +12,8 @@ namespace ccsim::sim {
 /// Runs one collective on every group of its kind; returns the simulated seconds it took.
 double run_collective(StepContext& c, const CommOp& op);
 
-/// Runs the ops of `ops` that belong to this pass: with `overlapped`, only the collectives flagged to run under the
-/// backward pass; without, everything else. Returns the simulated seconds they took together.
-double run_ops(StepContext& c, const std::vector<Op>& ops, PhaseReport& r, bool overlapped);
+/// Runs the ops of `ops` after the compute, one after another, all but the collectives hidden under compute
+/// (hidden_under_compute, sim/OverlappedComm.hpp). Returns the simulated seconds they took together.
+double run_ops(StepContext& c, const std::vector<Op>& ops, PhaseReport& r);
 
 } // namespace ccsim::sim

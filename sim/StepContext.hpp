@@ -3,6 +3,7 @@
 // between its controller actor, the collectives it runs and the pipeline stages — the platform, what the step costs,
 // and what it has sent and recorded so far. Callers use sim/StepEngine.hpp.
 
+#include "sim/OverlapSchedule.hpp"
 #include "sim/Platform.hpp"
 #include "sim/RankLayout.hpp"
 #include "sim/StepEngine.hpp"
@@ -16,6 +17,20 @@
 #include <vector>
 
 namespace ccsim::sim {
+
+/// What a bucket of a hidden op sent (sim/OverlappedComm.hpp): its traffic, counted once per bucket of its size.
+struct BucketTraffic {
+  std::uint64_t events = 0;
+  double inter_bytes = 0;
+  double intra_bytes = 0;
+  std::vector<double> link_bytes; // per tracked link
+};
+/// One hidden op of one phase, as measured before the first phase.
+struct HiddenOp {
+  std::size_t op_index = 0;   // into the phase's ops
+  BucketedOp timing;
+  BucketTraffic full, tail;
+};
 
 struct StepContext {
   const Topology* topo     = nullptr;
@@ -47,6 +62,7 @@ struct StepContext {
   double last_sample_s = 0;
   std::map<std::pair<int, int>, std::vector<std::size_t>> routes; // (src node, dst node) -> tracked links crossed
   std::function<void(std::uint64_t)> on_progress; // StepOptions::on_progress
+  std::vector<std::vector<HiddenOp>> hidden;       // per phase of the plan: its ops hidden under compute
 };
 
 } // namespace ccsim::sim

@@ -12,7 +12,7 @@ namespace ccsim::sim {
 struct TraceSpan {
   int phase = 0;        // index into StepTrace::phases
   int track = 0;        // a rank, or a node when StepTrace::per_node
-  int lane = 0;         // 0: the GPU's work; 1: its pipeline sends (they overlap its compute)
+  int lane = 0;         // 0: the GPU's work; 1: its communication under compute (pipeline sends, hidden collectives)
   std::string name;     // the op's label ("allreduce gradients"), a kernel name, "forward 3", ...
   std::string category; // "compute", "kernel", "optimizer", "collective", "pipeline send"
   double start_s = 0;   // simulated clock

@@ -24,12 +24,12 @@ void span_rank(StepContext& c, int rank, std::string name, const char* category,
     c.trace->spans.push_back({c.phase_index, track, lane, std::move(name), category, t0, t1});
 }
 
-void span_all(StepContext& c, const std::string& name, const char* category, double t0, double t1)
+void span_all(StepContext& c, const std::string& name, const char* category, double t0, double t1, int lane)
 {
   if (!c.record_spans)
     return;
   for (int track = 0; track < c.trace->tracks; ++track)
-    c.trace->spans.push_back({c.phase_index, track, 0, name, category, t0, t1});
+    c.trace->spans.push_back({c.phase_index, track, lane, name, category, t0, t1});
 }
 
 void sample_links(StepContext& c, const std::string& op)

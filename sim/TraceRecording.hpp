@@ -12,8 +12,8 @@ namespace ccsim::sim {
 /// A span from t0 to t1 on the track of `rank` (none when the rank has no track of its own), on `lane` (1: sends).
 void span_rank(StepContext& c, int rank, std::string name, const char* category, double t0, double t1, int lane = 0);
 
-/// A span on every track: the data-parallel engine runs every rank in lockstep.
-void span_all(StepContext& c, const std::string& name, const char* category, double t0, double t1);
+/// A span on every track: the data-parallel engine runs every rank in lockstep (lane 1: communication under compute).
+void span_all(StepContext& c, const std::string& name, const char* category, double t0, double t1, int lane = 0);
 
 /// Closes a link interval at the current clock: the bytes each tracked link carried since the last sample.
 void sample_links(StepContext& c, const std::string& op);

@@ -85,6 +85,23 @@ void read_architecture_defaults(const io::JsonObject& root, const std::optional<
 }
 } // namespace
 
+namespace {
+/// The workload's "overlap" block (workloads/SCHEMA.md).
+OverlapSettings read_overlap(const io::JsonObject& o, std::string& source)
+{
+  o.allow_only({"grad_reduction", "bucket_mb", "param_prefetch"});
+  OverlapSettings out;
+  out.grad_reduction = o.choice_or("grad_reduction", {"none", "bucketed"}, "none") == "bucketed" ? GradReduction::BUCKETED
+                                                                                               : GradReduction::NONE;
+  if (o.has("bucket_mb") && out.grad_reduction == GradReduction::NONE && !o.has("param_prefetch"))
+    o.fail_at("bucket_mb", "sizes the buckets of a bucketed reduction or prefetch: set grad_reduction to bucketed");
+  out.bucket_bytes   = static_cast<std::uint64_t>(o.number_in_or("bucket_mb", io::range::kBucketMb, 25) * 1e6);
+  out.param_prefetch = o.boolean_or("param_prefetch", false);
+  source             = o.string_or("source", "");
+  return out;
+}
+} // namespace
+
 Workload load_workload(const std::string& path)
 {
   return workload_from_json(io::read_json_file(path), path);
@@ -98,7 +115,7 @@ Workload workload_from_json(const nlohmann::json& doc, const std::string& path)
   const nlohmann::json filled = architecture ? with_architecture_fields(doc, *architecture, path) : nlohmann::json();
   const io::JsonObject root(architecture ? filled : doc, path);
   root.allow_only({"name", "family", "params", "layers", "hidden", "heads", "seq_len", "vocab", "tensors",
-                   "flops_per_sample", "grad_bytes", "compute", "optimizer_s", "defaults", "architecture"});
+                   "flops_per_sample", "grad_bytes", "compute", "optimizer_s", "defaults", "architecture", "overlap"});
   Workload w;
   w.path             = path;
   w.name             = root.string_or("name", std::filesystem::path(path).stem().string());
@@ -167,6 +184,8 @@ Workload workload_from_json(const nlohmann::json& doc, const std::string& path)
   if (const auto d = root.object_if("defaults"))
     w.batch_source = d->string_or("source", w.batch_source);
   read_architecture_defaults(root, architecture, w);
+  if (const auto o = root.object_if("overlap"))
+    w.overlap = read_overlap(*o, w.overlap_source);
   return w;
 }
 

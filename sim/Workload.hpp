@@ -2,6 +2,7 @@
 // A model to simulate (workloads/*.json): its size, its FLOPs, and the per-micro-batch compute times the
 // papers measured on each GPU type. Loaded once, validated with JSON paths in every error.
 
+#include "sim/CommPlan.hpp"
 #include "sim/TransformerArchitecture.hpp"
 
 #include <nlohmann/json.hpp>
@@ -59,6 +60,9 @@ struct Workload {
   std::optional<TransformerArchitecture> architecture;
   int ep = 1;                      // expert-parallel degree (defaults.ep; a mixture of experts only)
   bool sequence_parallel = false;  // defaults.sequence_parallel: Megatron's, with tp > 1 (architecture only)
+  /// "overlap": what the workload's training system overlaps with compute (docs/overlap.md); absent: nothing.
+  OverlapSettings overlap;
+  std::string overlap_source;      // overlap.source: the paper section or recipe it comes from
 
   /// Parameters one expert-parallel rank holds before tensor and pipeline parallelism split them: all of a dense
   /// model's, and 1/ep of a mixture's experts (the attention, norms, router and embeddings are replicated).

@@ -20,7 +20,8 @@ sim::StepPlan DensePlan::plan(const sim::StepShape& s, const ParamValues& p) con
 {
   const auto bytes = static_cast<std::uint64_t>(grad_bytes(p, s) * s.params_per_rank);
   sim::PhasePlan phase{"dense", 1.0, {}, std::nullopt};
-  phase.ops.push_back(collective("allreduce gradients", sim::Collective::ALL_REDUCE, sim::GroupKind::DATA_PARALLEL, bytes));
+  phase.ops.push_back(
+      under_backward(collective("allreduce gradients", sim::Collective::ALL_REDUCE, sim::GroupKind::DATA_PARALLEL, bytes)));
   phase.ops.push_back(optimizer(optimizer_, s.params_per_rank));
   add_model_parallel_work(phase, s);
   return {{phase}};

@@ -50,8 +50,9 @@ sim::StepPlan OnebitPlan::plan(const sim::StepShape& s, const ParamValues& p) co
   sim::StepPlan plan;
   if (warmup > 0) {
     sim::PhasePlan w{"warmup", warmup, {}, std::nullopt};
-    w.ops.push_back(collective("allreduce gradients", sim::Collective::ALL_REDUCE, sim::GroupKind::DATA_PARALLEL,
-                               static_cast<std::uint64_t>(grad_bytes(p, s) * s.params_per_rank)));
+    w.ops.push_back(under_backward(collective("allreduce gradients", sim::Collective::ALL_REDUCE,
+                                              sim::GroupKind::DATA_PARALLEL,
+                                              static_cast<std::uint64_t>(grad_bytes(p, s) * s.params_per_rank))));
     w.ops.push_back(optimizer(optimizer_, s.params_per_rank));
     add_model_parallel_work(w, s);
     plan.phases.push_back(w);

@@ -33,8 +33,8 @@ sim::StepPlan PipelinePlan::plan(const sim::StepShape& s, const ParamValues& p) 
     if (kernels) // quantize before each send, dequantize (and update m(ξ)) after each receive
       phase.pipeline->kernels_per_micro_batch = {kernel("aq_delta_quant", fp32), kernel("aq_delta_quant", fp32)};
     // Data-parallel replicas (if any) average fp32 gradients of their stage; then each stage's AdamW.
-    phase.ops.push_back(collective("allreduce gradients", sim::Collective::ALL_REDUCE, sim::GroupKind::DATA_PARALLEL,
-                                   4ull * s.params_per_rank));
+    phase.ops.push_back(under_backward(collective("allreduce gradients", sim::Collective::ALL_REDUCE,
+                                                  sim::GroupKind::DATA_PARALLEL, 4ull * s.params_per_rank)));
     phase.ops.push_back(optimizer("adam", s.params_per_rank));
     return phase;
   };

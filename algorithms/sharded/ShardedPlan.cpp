@@ -28,7 +28,8 @@ std::vector<sim::Op> sharded_gradient_ops(GradComm grads, std::size_t n, std::ui
   switch (grads) {
   case GradComm::FP32_REDUCE_SCATTER:
     // Megatron's distributed optimizer reduce-scatters fp32 gradients (grad_buffer.py is fp32; notes §7.3).
-    ops.push_back(collective("reduce-scatter gradients (fp32)", Collective::REDUCE_SCATTER, GroupKind::DATA_PARALLEL, fp32));
+    ops.push_back(under_backward(
+        collective("reduce-scatter gradients (fp32)", Collective::REDUCE_SCATTER, GroupKind::DATA_PARALLEL, fp32)));
     break;
   case GradComm::TLQ:
   case GradComm::TLQ_HS: {
@@ -72,8 +73,8 @@ std::vector<sim::Op> sharded_weight_ops(WeightComm weights, std::size_t n, std::
   std::vector<sim::Op> ops;
   switch (weights) {
   case WeightComm::BF16:
-    ops.push_back(collective("all-gather weights (bf16)", Collective::ALL_GATHER, GroupKind::DATA_PARALLEL, 2ull * n,
-                             /*synchronisation=*/false));
+    ops.push_back(prefetchable(collective("all-gather weights (bf16)", Collective::ALL_GATHER, GroupKind::DATA_PARALLEL,
+                                          2ull * n, /*synchronisation=*/false)));
     break;
   case WeightComm::QWD_INT4:
     // qWD: the difference to the previous bf16 model, 4-bit (SDP4Bit §4.1; sub_quantize.cu / dequantize_add.cu).

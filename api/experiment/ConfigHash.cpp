@@ -73,6 +73,14 @@ nlohmann::json resolved_request(const SimulateRequest& r)
   }
   if (r.allow_oom)
     doc["allow_oom"] = true;
+  if (r.overlap)
+    doc["overlap"] = *r.overlap;
+  if (r.bucket_mb)
+    doc["bucket_mb"] = *r.bucket_mb;
+  if (r.param_prefetch)
+    doc["param_prefetch"] = *r.param_prefetch;
+  if (r.recompute)
+    doc["recompute"] = true;
   return doc;
 }
 

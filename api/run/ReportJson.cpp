@@ -108,6 +108,8 @@ json to_json(const SimulationReport& r)
                    {"backward_ms_per_micro_batch", c.backward_ms_per_micro_batch}};
   if (c.ep)
     config["ep"] = *c.ep;
+  if (c.overlap)
+    config["overlap"] = *c.overlap;
   if (c.stragglers)
     config["stragglers"] = {{"compute_factor", c.stragglers->compute_factor},
                             {"kernel_factor", c.stragglers->kernel_factor},
@@ -232,6 +234,8 @@ SimulationReport report_from_json(const json& doc)
   k.pp           = integer<int>(c, "pp", cw);
   if (c.contains("ep"))
     k.ep = integer<int>(c, "ep", cw);
+  if (c.contains("overlap"))
+    k.overlap = text(c, "overlap", cw);
   k.global_batch = integer<std::uint64_t>(c, "global_batch", cw);
   k.batch_rule   = text(c, "batch_rule", cw);
   k.micro_batch  = integer<std::uint64_t>(c, "micro_batch", cw);

@@ -31,6 +31,22 @@ std::string known_algorithms()
 /// data-parallel replicas around one copy of a mixture's experts, so ep divides both the experts and dp. Tensor
 /// parallelism inside an expert-parallel group (Megatron-Core then needs sequence and expert-tensor parallelism) and
 /// the pipeline algorithms are not modelled with it.
+/// The workload's "overlap" block with the request's flags over it.
+sim::OverlapSettings overlap_settings(const SimulateRequest& req, const sim::Workload& work)
+{
+  sim::OverlapSettings o = work.overlap;
+  if (req.overlap) {
+    if (*req.overlap != "none" && *req.overlap != "bucketed")
+      throw io::InputError("--overlap", "", fmt::format("{} is not one of: none, bucketed", io::echo(*req.overlap)));
+    o.grad_reduction = *req.overlap == "bucketed" ? sim::GradReduction::BUCKETED : sim::GradReduction::NONE;
+  }
+  if (req.bucket_mb)
+    o.bucket_bytes = static_cast<std::uint64_t>(io::check_range(*req.bucket_mb, io::range::kBucketMb, false, "--bucket-mb") * 1e6);
+  if (req.param_prefetch)
+    o.param_prefetch = *req.param_prefetch;
+  return o;
+}
+
 void check_expert_parallel(const sim::StepShape& s, const sim::Workload& work, const algorithms::PlanAlgorithm& algo)
 {
   if (s.ep == 1)
@@ -181,6 +197,7 @@ ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
   s.tensors       = work.tensors;
   s.grad_bytes    = work.grad_bytes;
   s.merge_node_pairs = fidelity == sim::Fidelity::FAST && topo.node_pair_flows_mergeable();
+  s.overlap          = overlap_settings(req, work);
   const std::uint64_t dp = static_cast<std::uint64_t>(s.dp);
   // Which rule set the global batch, reported in config.batch_rule: the flag, the workload's fixed batch, or its run
   // rule that grows the batch with data parallelism (SDP4Bit's throughput runs, Appendix B).
@@ -244,7 +261,12 @@ ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
                       algo->parallelism() == algorithms::Parallelism::SHARDED_DATA_PARALLEL ? ""
                                                                                             : ", use a sharded algorithm"));
   }
-  r.recompute = fits == "with activation recomputation";
+  r.recompute = fits == "with activation recomputation" || req.recompute;
+  // The recomputed forward passes are charged where compute is the model's FLOPs over the GPU's sustained rate (a
+  // workload from its architecture: those FLOPs count no recomputation), or when asked for. The papers' workloads
+  // keep their calibrated compute, fitted to the papers' measured steps, which already hold whatever their systems
+  // recomputed (docs/overlap.md).
+  s.recompute_activations = req.recompute || (r.recompute && work.architecture.has_value());
 
   // --- stragglers: every GPU's compute speed (its node's, times its own) and the random per-step noise
   sim::StragglerModel& stragglers = r.stragglers;

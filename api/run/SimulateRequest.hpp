@@ -51,6 +51,11 @@ struct SimulateRequest {
   std::map<int, double> slow_gpus;           // --slow-gpu RANK:FACTOR: compute speed of single GPUs
   double straggler_cv = 0;                   // --straggler-cv: per-step lognormal compute noise of every GPU
   std::uint64_t straggler_seed = 1;          // --straggler-seed
+  // What the training system overlaps (docs/overlap.md); each unset one is the workload's "overlap" block's.
+  std::optional<std::string> overlap;        // --overlap none|bucketed: the gradient reduction
+  std::optional<double> bucket_mb;           // --bucket-mb: bucket size, MB
+  std::optional<bool> param_prefetch;        // --param-prefetch on|off
+  bool recompute = false;                    // --recompute: full activation recomputation even where the run fits
 };
 
 } // namespace ccsim::api

@@ -10,6 +10,8 @@
 #include "sim/MessageCount.hpp"
 #include "sim/StepEngine.hpp"
 
+#include <fmt/format.h>
+
 #include <stdexcept>
 
 namespace ccsim::api {
@@ -28,6 +30,18 @@ PhaseResult phase_result(const sim::PhaseReport& r, double samples)
   p.pipeline_backward_comm_ms = r.pipeline_backward_comm_s * 1e3;
   p.bytes_per_gpu             = {r.inter_node_bytes_per_gpu, r.intra_node_bytes_per_gpu};
   return p;
+}
+
+/// config.overlap: what the step overlaps, or nothing when it overlaps nothing (the papers' systems).
+std::optional<std::string> overlap_description(const sim::OverlapSettings& o)
+{
+  const bool bucketed = o.grad_reduction == sim::GradReduction::BUCKETED;
+  if (!bucketed && !o.param_prefetch)
+    return std::nullopt;
+  std::string what = bucketed ? "bucketed gradient reduction under the last backward pass" : "";
+  if (o.param_prefetch)
+    what += std::string(bucketed ? ", " : "") + "weight all-gather prefetched under the first forward pass";
+  return fmt::format("{} ({:g} MB buckets)", what, static_cast<double>(o.bucket_bytes) / 1e6);
 }
 
 /// The sizes a workload's architecture implies at this run's sequence length, micro-batch and tp.
@@ -130,6 +144,7 @@ SimulationReport simulate(const ResolvedRun& run)
   c.pp                          = s.pp;
   if (work.architecture && work.architecture->moe())
     c.ep = s.ep;
+  c.overlap = overlap_description(s.overlap);
   c.global_batch                = s.global_batch;
   c.batch_rule                  = run.batch_rule;
   c.micro_batch                 = s.micro_batch;

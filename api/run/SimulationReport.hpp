@@ -93,6 +93,9 @@ struct RunConfig {
   double forward_ms_per_micro_batch  = 0;
   double backward_ms_per_micro_batch = 0;
   std::optional<StragglerResult> stragglers;
+  /// What the step overlaps with compute, when anything (docs/overlap.md): e.g. "bucketed gradient reduction (25 MB
+  /// buckets)"; absent: every collective after the last backward pass.
+  std::optional<std::string> overlap;
 };
 
 /// Where the truth should lie, and why so wide (api/run/Intervals.hpp).

@@ -83,6 +83,7 @@ inline constexpr Range kFlopsPerSample{0, 1e21, true};
 inline constexpr Range kBytesPerValue{0.0625, 8};      // 1/16 byte (a 0.5-bit code) .. fp64
 inline constexpr Range kComputeMs{0, 1e7, true};        // one micro-batch's forward or backward
 inline constexpr Range kOptimizerS{0, 1e5, true};       // one optimizer step
+inline constexpr Range kBucketMb{0.001, 1e5};           // a gradient bucket (PyTorch DDP: 25 MB; Megatron: 40M params)
 // --- workload architecture (the derived parameter count must also stay within kParams)
 inline constexpr Range kHeadDim{1, 65536};              // Llama: 128
 inline constexpr Range kFfnHidden{1, 1e8};              // FFN width per expert (Llama-3.1-405B: 53,248)

@@ -77,6 +77,23 @@ inline sim::Workload no_compute()
   return w;
 }
 
+/// A workload whose pipeline stages (of `pp`) take `forward_s` and `backward_s` per one-sample micro-batch.
+inline sim::Workload stage_workload(int pp, double forward_s, double backward_s)
+{
+  sim::Workload w = no_compute();
+  w.compute.push_back({"TEST", 1, 1, 1, pp, forward_s, backward_s, "", "test"});
+  return w;
+}
+
+/// pp stages x dp chains, one GPU per node, m micro-batches of one sample per step.
+inline sim::StepShape pipeline_shape(int pp, int dp, int m)
+{
+  sim::StepShape s;
+  s.gpus = pp * dp, s.pp = pp, s.dp = dp, s.tp = 1, s.gpus_per_node = 1, s.micro_batch = 1;
+  s.global_batch = static_cast<std::uint64_t>(dp * m), s.grad_accumulation = m, s.seq_len = 1;
+  return s;
+}
+
 inline sim::StepShape dp_shape(int gpus, int gpus_per_node, int tp = 1)
 {
   sim::StepShape s;

@@ -42,11 +42,8 @@ TEST_CASE("StepEngine: GPipe with negligible messages takes (m + pp - 1)(f + b)"
 {
   // pp = 4 stages, m = 6 micro-batches, per-stage f = 10 ms, b = 30 ms (profile measured per stage at pp = 4).
   const auto topo = rdma_cluster(1, 4, 100, 0.001, 10000, 0.001);
-  sim::Workload w = no_compute();
-  w.compute.push_back({"TEST", 1, 1, 1, 4, 0.010, 0.030, "", "test"});
-  sim::StepShape s;
-  s.gpus = 4, s.pp = 4, s.dp = 1, s.tp = 1, s.gpus_per_node = 1, s.micro_batch = 1, s.global_batch = 6;
-  s.grad_accumulation = 6, s.seq_len = 1;
+  const auto w    = stage_workload(4, 0.010, 0.030);
+  const auto s    = pipeline_shape(4, 1, 6);
   const auto out = in_child([&] {
     sim::PhasePlan phase{"pipe", 1.0, {}, sim::PipelineComm{1, 1, {}}};
     const auto r = sim::simulate_step(topo, w, sim::StepPlan{{phase}}, s, sim::Fidelity::EXACT, false);
@@ -60,11 +57,8 @@ TEST_CASE("StepEngine: pipeline sends slower than compute set the pace", "[sim]"
   // 2 stages, m = 4, f = b = 1 ms, each message takes 100 ms on a 1 Gb/s link (12.5 MB): the boundary
   // carries 4 forward messages back to back, then 4 backward ones.
   const auto topo = rdma_cluster(1, 2, 1, 0.001, 10000, 0.001);
-  sim::Workload w = no_compute();
-  w.compute.push_back({"TEST", 1, 1, 1, 2, 0.001, 0.001, "", "test"});
-  sim::StepShape s;
-  s.gpus = 2, s.pp = 2, s.dp = 1, s.tp = 1, s.gpus_per_node = 1, s.micro_batch = 1, s.global_batch = 4;
-  s.grad_accumulation = 4, s.seq_len = 1;
+  const auto w    = stage_workload(2, 0.001, 0.001);
+  const auto s    = pipeline_shape(2, 1, 4);
   const auto out = in_child([&] {
     sim::PhasePlan phase{"pipe", 1.0, {}, sim::PipelineComm{12500000, 12500000, {}}};
     const auto r = sim::simulate_step(topo, w, sim::StepPlan{{phase}}, s, sim::Fidelity::EXACT, false);
