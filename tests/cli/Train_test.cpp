@@ -1,9 +1,11 @@
 // The `ccsim train` contract (issue 6): the JSON keys, the loss curve's shape, time-to-accuracy against the simulated
-// cluster with warm-up steps at the uncompressed step time, and one-line errors. Short runs (<= 60 steps) keep it fast.
+// cluster with warm-up steps at the uncompressed step time, and one-line errors. Short runs (<= 60 steps) keep it
+// fast; the learning-rate warning needs the default 1000 (about 2 s a run).
 #include "numerics/cuda/Device.hpp"
 #include "tests/support/RunCcsim.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 using ccsim::test::line_count;
@@ -139,4 +141,33 @@ TEST_CASE("ccsim train: AQ-SGD's time curve prices its fp32 first epoch and its 
   REQUIRE(curve.size() == 3); // t = 0, step 10, step 20
   CHECK(curve[1][0].get<double>() == Approx(8 * first + 2 * compressed).epsilon(1e-9));
   CHECK(curve[2][0].get<double>() == Approx(8 * first + 12 * compressed).epsilon(1e-9));
+}
+
+TEST_CASE("ccsim train: names each run's learning rate and warns when one ends far above the baseline at a default",
+          "[cli]")
+{
+  // SLAMB at ccsim's default lr ends more than 1.5x above Adam on the MLP (0.88 vs 0.55 at 1000 steps); with the rate
+  // given (--param lr=0.01: 0.59 vs 0.54) there is nothing to warn about.
+  const auto r = run_ccsim("train --algorithm adam,slamb --model mlp --format json --quiet");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto runs = nlohmann::json::parse(r.out)["runs"];
+  REQUIRE(runs.size() == 2);
+  for (const auto& run : runs) {
+    CHECK(run["lr"].get<double>() == 0.003); // algorithms/Training.hpp: kDefaultLr
+    CHECK(run["lr_source"] == "ccsim's default for the proxy models");
+  }
+  const double adam = runs[0]["final_loss"].get<double>(), slamb = runs[1]["final_loss"].get<double>();
+  REQUIRE(slamb > 1.5 * adam);
+  CHECK(r.err == fmt::format("ccsim train: warning: slamb ends at loss {:.4g}, {:.3g}x adam's {:.4g}, at lr 0.003 "
+                             "(ccsim's default for the proxy models, not a rate from its paper); try another with "
+                             "--param lr=VALUE\n",
+                             slamb, slamb / adam, adam));
+
+  const auto given = run_ccsim("train --algorithm adam,slamb --model mlp --param lr=0.01 --quiet");
+  INFO(given.err);
+  REQUIRE(given.exit_code == 0);
+  CHECK(given.err.empty());
+  CHECK(given.out.rfind("algorithm  lr  ", 0) == 0);
+  CHECK(given.out.find("\nslamb      0.01  ") != std::string::npos);
 }
