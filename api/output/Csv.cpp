@@ -1,6 +1,8 @@
 // The one CSV writer: RFC 4180 fields, JSON rows flattened to named columns. See Csv.hpp.
 #include "api/output/Csv.hpp"
 
+#include "sim/io/JsonInput.hpp"
+
 #include <algorithm>
 #include <map>
 
@@ -30,7 +32,7 @@ std::string csv_cell(const nlohmann::json& value)
     return "";
   if (value.is_string())
     return value.get<std::string>();
-  return value.dump(); // numbers: the shortest text that reads back to the same double
+  return io::dump_json(value); // numbers: the shortest text that reads back to the same double
 }
 
 namespace {

@@ -8,9 +8,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 namespace fs = std::filesystem;
+using ccsim::test::lines_of_text;
 using ccsim::test::read_file;
 using ccsim::test::run_ccsim;
 using ccsim::test::temp_dir;
@@ -23,15 +23,6 @@ namespace {
 const char* OOM = R"({"name": "oom", "base": {"topology": "v100x8-ib100", "algorithm": "adam", "gpus": 32,
   "global_batch": 512, "micro_batch": 16}, "rows": [{"label": "fits", "workload": "bert-large"},
   {"label": "too big", "workload": "gpt-13b"}]})";
-
-std::vector<std::string> lines_of(const std::string& text)
-{
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    out.push_back(line);
-  return out;
-}
 
 json run_json(const std::string& file, const std::string& name, const std::string& flags = "")
 {
@@ -50,7 +41,7 @@ TEST_CASE("experiment: a failed point's error is in a status column - the sample
   const auto r = run_ccsim("experiment " + file + " --no-plot --quiet --keep-going --out " + (temp_dir() / "oom").string());
   INFO(r.err);
   CHECK(r.exit_code == 1); // --keep-going: every other point ran, the run exits 1
-  const auto lines = lines_of(r.out);
+  const auto lines = lines_of_text(r.out);
   // oom (), fixed: ..., the header, the rule, two rows (the failed one wrapped over several lines), "wrote ..."
   REQUIRE(lines.size() > 6);
   const std::string& header = lines[2];
@@ -72,7 +63,7 @@ TEST_CASE("experiment: a failed point's error is in a status column - the sample
   }
   CHECK(found);
   // results.csv: every line as wide as the header, the error in its own column
-  std::vector<std::string> csv = lines_of(read_file(temp_dir() / "oom" / "results.csv"));
+  std::vector<std::string> csv = lines_of_text(read_file(temp_dir() / "oom" / "results.csv"));
   REQUIRE(csv.size() == 3);
   CHECK(csv[0].substr(csv[0].size() - 6) == ",error");
   CHECK(csv[2].find(",,") != std::string::npos); // the failed row's metric cells are empty, not shifted
