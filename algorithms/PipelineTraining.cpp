@@ -112,7 +112,7 @@ TrainResult train_pipeline(const TrainConfig& c)
       }
     }
     // AdamW as AQ-SGD fine-tunes (appendix B), lr from the config.
-    numerics::adam_update(p, grad, opt, get(c.hyper, "lr", 0.003), 0.9, 0.999, 1e-8, get(c.hyper, "weight_decay", 0), true);
+    numerics::adam_update(p, grad, opt, get(c.hyper, "lr", kDefaultLr), 0.9, 0.999, 1e-8, get(c.hyper, "weight_decay", 0), true);
     if (step % c.eval_every == 0 || step == c.steps)
       r.loss_curve.emplace_back(step, model.eval_loss(p));
     if (!go_on_after(c, step, r, [&] { return model.eval_loss(p); }))

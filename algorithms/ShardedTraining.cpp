@@ -74,7 +74,7 @@ TrainResult train_sharded(const TrainConfig& c)
       r.bytes_per_worker += 4ull * n * (W - 1) / W; // fp32 reduce-scatter
     }
     // Megatron's distributed optimizer: AdamW with bias correction on each rank's shard of the master weights.
-    numerics::adam_update(master, avg, opt, get(c.hyper, "lr", 0.003), 0.9, 0.95, 1e-8, get(c.hyper, "weight_decay", 0), true);
+    numerics::adam_update(master, avg, opt, get(c.hyper, "lr", kDefaultLr), 0.9, 0.95, 1e-8, get(c.hyper, "weight_decay", 0), true);
     if (qwd) {
       // qWD: each owner sends Q(w - w̃) of its shard; every rank adds deQ into its bf16 copy (§4.1).
       const auto msg = wdq.encode(master.data(), copy.data(), n, static_cast<std::uint64_t>(step));

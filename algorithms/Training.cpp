@@ -109,7 +109,7 @@ TrainResult train(const TrainConfig& c)
   const auto wall0 = std::chrono::steady_clock::now();
   const workloads::ProxyModel& model = *model_ptr;
   numerics::Hyper hyper = c.hyper;
-  hyper.emplace("lr", 0.003);
+  hyper.emplace("lr", kDefaultLr);
   // Without bias correction by default (BertAdam, DeepSpeed's 1-bit optimizers), except for torch's Adam and AdamW,
   // which always correct (numerics/Optimizers.hpp, AdamVariant).
   if (c.algorithm != "sgd" && c.algorithm != "lamb")

@@ -16,6 +16,9 @@ namespace ccsim::algorithms {
 
 /// Pipeline stages when `pp` is not given (the training loop and `ccsim train`'s simulated cluster agree on it).
 inline constexpr int kDefaultPipelineStages = 4;
+/// The learning rate of every proxy run without --param lr (data-parallel, sharded and pipeline alike): a rate that
+/// trains the proxy models with Adam, not one any of the papers uses for its own model and optimizer.
+inline constexpr double kDefaultLr = 0.003;
 
 struct TrainConfig {
   std::string algorithm = "adam";

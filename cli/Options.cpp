@@ -1,6 +1,7 @@
 // Shared option handling: the same --help/--format behaviour and error style in every subcommand.
 #include "cli/Options.hpp"
 
+#include "api/output/Csv.hpp"
 #include "api/process/RunControl.hpp"
 
 #include "sim/io/JsonInput.hpp"
@@ -20,7 +21,7 @@ std::size_t g_table_width = kTableWidth; // 0 after --wide
 void add_common_options(po::options_description& desc)
 {
   desc.add_options()("help,h", "show this help and exit")(
-      "format", po::value<std::string>()->default_value("table"), "output: table (for people) or json (one document)");
+      "format", po::value<std::string>()->default_value("table"), "output: table (for people), json (one document) or csv (the JSON's fields as columns)");
   add_wide_option(desc);
 }
 
@@ -133,7 +134,18 @@ Format output_format(const po::variables_map& vm)
 {
   if (vm.count("format") == 0)
     return Format::TABLE;
-  return choice_flag(vm, "format", {"table", "json"}) == "json" ? Format::JSON : Format::TABLE;
+  const std::string f = choice_flag(vm, "format", {"table", "json", "csv"});
+  return f == "json" ? Format::JSON : f == "csv" ? Format::CSV : Format::TABLE;
+}
+
+bool print_json_or_csv(Format format, const nlohmann::json& doc, const std::vector<nlohmann::json>& rows,
+                       const std::vector<std::string>& omit)
+{
+  if (format == Format::JSON)
+    std::cout << io::dump_json(doc, 2) << "\n";
+  else if (format == Format::CSV)
+    write_csv(std::cout, rows, omit);
+  return format != Format::TABLE;
 }
 
 std::map<std::string, std::string> parse_key_values(const std::vector<std::string>& pairs, const std::string& option)

@@ -5,6 +5,7 @@
 #include "sim/io/Limits.hpp"
 
 #include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <map>
@@ -21,7 +22,7 @@ using namespace ccsim::api;
 
 namespace po = boost::program_options;
 
-enum class Format { TABLE, JSON };
+enum class Format { TABLE, JSON, CSV };
 
 /// Tables wider than this wrap their long cells (api/output/Table.hpp) unless --wide is given.
 inline constexpr std::size_t kTableWidth = 160;
@@ -62,8 +63,14 @@ void add_long_run_options(po::options_description& desc, bool time_limit);
 /// Reads them: sets the time limit, and returns true when progress lines are wanted (no --quiet).
 bool read_long_run_options(const po::variables_map& vm);
 
-/// The --format value; anything but table|json throws io::InputError naming --format.
+/// The --format value; anything but table|json|csv throws io::InputError naming --format.
 Format output_format(const po::variables_map& vm);
+
+/// --format json prints `doc` (indented) and --format csv prints `rows` as CSV (api/output/Csv.hpp: the rows' fields
+/// as columns, leaving out their top-level fields named in `omit`); returns false for --format table, which the
+/// caller prints itself.
+bool print_json_or_csv(Format format, const nlohmann::json& doc, const std::vector<nlohmann::json>& rows,
+                       const std::vector<std::string>& omit = {});
 
 /// "key=value" pairs of --param into a map; a malformed pair throws io::InputError naming --param.
 std::map<std::string, std::string> parse_key_values(const std::vector<std::string>& pairs, const std::string& option);

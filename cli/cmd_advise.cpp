@@ -120,10 +120,9 @@ int cmd_advise(const std::vector<std::string>& args)
   if (vm.count("plot") != 0)
     plot_into(vm["plot"].as<std::string>(), "advise.json", to_json(report), "advise_ranking.py", "advise",
               "the ranking figure");
-  if (format == Format::JSON) {
-    std::cout << io::dump_json(to_json(report), 2) << "\n";
+  const nlohmann::json doc = to_json(report);
+  if (print_json_or_csv(format, doc, doc["ranking"].get<std::vector<nlohmann::json>>())) // CSV: a row per algorithm
     return 0;
-  }
   const bool search = report.search;
   std::cout << wrap_text(fmt::format("{} on {} x {} GPUs, ranked by time-to-accuracy (the uncompressed baseline of each "
                                      "family reaches its target loss in {:.3g} samples; steps ratios measured on proxy "

@@ -35,14 +35,14 @@ int cmd_bench_kernels(const std::vector<std::string>& args)
     throw io::InputError("--threads", "", "only the cpu backend uses threads");
   const auto rows = bench_kernels(backend, bytes, repeats, threads);
   const double memcpy_gbps = rows.front().gbps;
-  if (format == Format::JSON) {
+  if (format != Format::TABLE) {
     nlohmann::json doc = {{"simd", numerics::to_string(numerics::simd_level())},
                           {"threads", threads},
                           {"rows", nlohmann::json::array()}};
     for (const auto& r : rows)
-      doc["rows"].push_back({{"kernel", r.kernel}, {"backend", r.backend}, {"bytes", r.bytes}, {"gbps", r.gbps},
+      doc["rows"].push_back({{"kernel", r.kernel}, {"backend", r.backend}, {"bytes", r.bytes}, {"GBps", r.gbps},
                              {"vs_memcpy", r.gbps / memcpy_gbps}});
-    std::cout << io::dump_json(doc, 2) << "\n";
+    print_json_or_csv(format, doc, doc["rows"].get<std::vector<nlohmann::json>>());
     return 0;
   }
   Table t({"kernel", "backend", "input (MiB)", "GB/s", "x memcpy"});

@@ -29,8 +29,9 @@ static int calibrate_steps_command(const po::variables_map& vm, const std::strin
   const std::string steps = io::resolve_preset("experiments", vm["steps"].as<std::string>(), "--steps");
   const std::string out   = vm["out"].as<std::string>();
   const auto r = calibrate_steps(topo_path, steps, constants, jobs, out);
-  if (format == "json") {
-    std::cout << io::dump_json(to_json(r, out), 2) << "\n";
+  if (format != "table") { // json, or csv: a row per measured value
+    const nlohmann::json doc = to_json(r, out);
+    print_json_or_csv(format == "json" ? Format::JSON : Format::CSV, doc, doc["rows"].get<std::vector<nlohmann::json>>());
     return 0;
   }
   std::string changed;
@@ -86,7 +87,7 @@ int cmd_calibrate(const std::vector<std::string>& args)
 {
   po::options_description desc("ccsim calibrate options");
   desc.add_options()("help,h", "show this help and exit")(
-      "format", po::value<std::string>()->default_value("table"), "output: table (for people) or json (one document)")(
+      "format", po::value<std::string>()->default_value("table"), "output: table (for people), json (one document) or csv (its rows)")(
       "topology", po::value<std::string>()->required(), "the cluster's topology preset or JSON file to start from")(
       "nccl-tests", po::value<std::vector<std::string>>()->value_name("FILE"),
       "text output of nccl-tests (all_reduce_perf, all_gather_perf, sendrecv_perf, ...) as the run printed it, or of "
@@ -109,7 +110,7 @@ int cmd_calibrate(const std::vector<std::string>& args)
   po::variables_map vm;
   if (!parse_options("calibrate", args, desc, vm))
     return 0;
-  const std::string format = choice_flag(vm, "format", {"table", "json"});
+  const std::string format = choice_flag(vm, "format", {"table", "json", "csv"});
   const auto fidelity = choice_flag(vm, "fidelity", {"exact", "fast"}) == "exact" ? sim::Fidelity::EXACT
                                                                                    : sim::Fidelity::FAST;
   const std::string topo_path = io::resolve_preset("topologies", vm["topology"].as<std::string>(), "--topology");
@@ -140,8 +141,9 @@ int cmd_calibrate(const std::vector<std::string>& args)
   req.fidelity = fidelity;
   req.out      = vm["out"].as<std::string>();
   const auto c = calibrate_nccl(req);
-  if (format == "json") {
-    std::cout << io::dump_json(to_json(c, req.out), 2) << "\n";
+  if (format != "table") { // json, or csv: a row per measured value
+    const nlohmann::json doc = to_json(c, req.out);
+    print_json_or_csv(format == "json" ? Format::JSON : Format::CSV, doc, doc["rows"].get<std::vector<nlohmann::json>>());
     return 0;
   }
   return print_nccl_table(c, req.out);

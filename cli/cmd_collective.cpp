@@ -2,6 +2,7 @@
 // (size count type redop root time algbw busbw #wrong, out-of-place and in-place) so a user can lay the simulated
 // table beside the one all_reduce_perf printed on the real cluster; `ccsim calibrate` reads the same text.
 #include "algorithms/CollectiveOps.hpp"
+#include "api/output/Csv.hpp"
 #include "api/run/CollectiveSweep.hpp"
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
@@ -18,9 +19,9 @@
 namespace ccsim::cli {
 
 namespace {
-std::string bandwidth_text(double gbps)
+std::string bandwidth_text(double gbytes_per_s)
 {
-  return fmt::format("{:.6f}", gbps);
+  return fmt::format("{:.6f}", gbytes_per_s);
 }
 } // namespace
 
@@ -96,14 +97,8 @@ int cmd_collective(const std::vector<std::string>& args)
     std::cout << io::dump_json(doc, 2) << "\n";
     return 0;
   }
-  if (format == "csv") {
-    std::cout << "ranks,size,count,type,redop,root,time_us,algbw_gbps,busbw_gbps,algorithm,protocol\n";
-    for (const auto& r : rows)
-      std::cout << fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", r["ranks"].get<int>(),
-                               r["size"].get<std::uint64_t>(), r["count"].get<std::uint64_t>(), "float",
-                               bench->nccl_redop, -1, r["time_us"].get<double>(), r["algbw_gbps"].get<double>(),
-                               r["busbw_gbps"].get<double>(), r["algorithm"].get<std::string>(),
-                               r["protocol"].get<std::string>());
+  if (format == "csv") { // the rows' fields as columns (api/output/Csv.hpp)
+    write_csv(std::cout, rows.get<std::vector<nlohmann::json>>());
     return 0;
   }
   // nccl-tests' layout (src/common.cu): '#' header lines, out-of-place then in-place columns (identical in a
@@ -126,12 +121,12 @@ int cmd_collective(const std::vector<std::string>& args)
       if (r["ranks"].get<std::int64_t>() != n)
         continue;
       const std::string body = fmt::format("  {:>13.3f}  {:>10}  {:>10}  {:>6}", r["time_us"].get<double>(),
-                                           bandwidth_text(r["algbw_gbps"].get<double>()),
-                                           bandwidth_text(r["busbw_gbps"].get<double>()), "N/A");
+                                           bandwidth_text(r["algbw_GBps"].get<double>()),
+                                           bandwidth_text(r["busbw_GBps"].get<double>()), "N/A");
       std::cout << fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}", r["size"].get<std::uint64_t>(),
                                r["count"].get<std::uint64_t>(), "float", bench->nccl_redop, -1)
                 << body << body << "\n";
-      block_busbw += r["busbw_gbps"].get<double>();
+      block_busbw += r["busbw_GBps"].get<double>();
       ++block_rows;
     }
     std::cout << fmt::format("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {:.6f} \n", block_busbw / block_rows);

@@ -44,6 +44,10 @@ void print_rows(const Experiment& e, const std::vector<nlohmann::json>& rows)
     std::cout << "fixed: " << fixed << "\n";
   const bool labels = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.contains("label"); });
   const bool speedup = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.contains("speedup"); });
+  std::set<std::string> baselines; // more than one (per algorithm or per row): a column says which
+  for (const auto& r : rows)
+    if (r.contains("speedup_over"))
+      baselines.insert(r["speedup_over"].get<std::string>());
   const auto metrics = paper_metrics(rows);
   std::vector<std::string> headers;
   if (labels)
@@ -52,8 +56,17 @@ void print_rows(const Experiment& e, const std::vector<nlohmann::json>& rows)
   headers.insert(headers.end(), {"samples/s", "step (s)", "allreduce (ms)"});
   if (speedup)
     headers.push_back("speedup (x)");
+  if (baselines.size() > 1)
+    headers.push_back("over");
   for (const auto& m : metrics)
     headers.insert(headers.end(), {"paper " + m, "predicted " + m, "error (%)"});
+  // A point that did not run leaves its metric cells empty and says why in a last column of its own (wrapped like
+  // any long cell), so one long message does not widen the number columns of every row; a point that ran under
+  // --allow-oom although it does not fit says so there too.
+  auto oom = [](const nlohmann::json& r) { return r.value("fits_memory", "") == "no"; };
+  const bool status = std::any_of(rows.begin(), rows.end(), [&](const auto& r) { return r.contains("error") || oom(r); });
+  if (status)
+    headers.push_back("status");
   Table t(headers);
   for (const auto& r : rows) {
     std::vector<std::string> cells;
@@ -62,8 +75,8 @@ void print_rows(const Experiment& e, const std::vector<nlohmann::json>& rows)
     for (const auto& c : varying)
       cells.push_back(r.contains(c) ? cell(r[c]) : "");
     if (r.contains("error")) {
-      cells.push_back("error: " + r["error"].get<std::string>());
-      cells.resize(headers.size());
+      cells.resize(headers.size() - 1);
+      cells.push_back("not run: " + r["error"].get<std::string>());
       t.add_row(cells);
       continue;
     }
@@ -72,12 +85,16 @@ void print_rows(const Experiment& e, const std::vector<nlohmann::json>& rows)
     cells.push_back(format_number(r["allreduce_ms"].get<double>()));
     if (speedup)
       cells.push_back(r.contains("speedup") ? format_number(r["speedup"].get<double>(), 3) : "");
+    if (baselines.size() > 1)
+      cells.push_back(r.value("speedup_over", ""));
     for (const auto& m : metrics) {
       const bool has = r.contains("paper") && r["paper"].contains(m);
       cells.push_back(has ? format_number(r["paper"][m].get<double>()) : "");
       cells.push_back(has ? format_number(r["predicted"][m].get<double>()) : "");
       cells.push_back(has ? fmt::format("{:+.1f}", r["error_pct"][m].get<double>()) : "");
     }
+    if (status)
+      cells.push_back(oom(r) ? "does not fit the GPUs' memory (ran under --allow-oom)" : "");
     t.add_row(cells);
   }
   t.print(std::cout, table_width());
@@ -91,6 +108,16 @@ void print_rows(const Experiment& e, const std::vector<nlohmann::json>& rows)
     }());
 }
 
+/// The results in the chosen format: results.json's document, results.csv's text, or the table.
+void print_results(Format format, const Experiment& e, const ExperimentOutcome& o)
+{
+  if (format == Format::JSON)
+    std::cout << io::dump_json(o.document, 2) << "\n";
+  else if (format == Format::CSV)
+    std::cout << results_csv(o.rows);
+  else
+    print_rows(e, o.rows);
+}
 } // namespace
 
 int cmd_experiment(const std::vector<std::string>& args)
@@ -103,7 +130,8 @@ int cmd_experiment(const std::vector<std::string>& args)
       "keep-going", po::bool_switch(), "run every point even when one fails (the run still exits 1 and lists the failures)")(
       "resume", po::bool_switch(), "reuse the checked results in DIR/results.jsonl of points with the same configuration hash; run the rest")(
       "fresh", po::bool_switch(), "remove DIR's earlier results first (otherwise they stay until this run completes)")(
-      "no-plot", po::bool_switch(), "do not draw the figure");
+      "no-plot", po::bool_switch(), "do not draw the figure")(
+      "allow-oom", po::bool_switch(), "run points that do not fit the GPUs' memory too (marked in the results and the figure)");
   add_long_run_options(desc, /*time_limit=*/true);
   po::positional_options_description pos;
   pos.add("file", 1);
@@ -112,7 +140,10 @@ int cmd_experiment(const std::vector<std::string>& args)
     return 0;
   const Format format = output_format(vm);
   const bool progress = read_long_run_options(vm);
-  const Experiment e = load_experiment(io::resolve_preset("experiments", vm["file"].as<std::string>(), "ccsim experiment"));
+  Experiment e = load_experiment(io::resolve_preset("experiments", vm["file"].as<std::string>(), "ccsim experiment"));
+  if (vm["allow-oom"].as<bool>())
+    for (auto& point : e.points)
+      point.request.allow_oom = true;
   ExperimentOptions options;
   options.out        = vm.count("out") != 0 ? fs::path(vm["out"].as<std::string>()) : fs::path("results") / e.name;
   options.jobs       = static_cast<int>(*integer_flag(vm, "jobs", io::range::kJobs));
@@ -146,10 +177,7 @@ int cmd_experiment(const std::vector<std::string>& args)
   if (o.stopped) {
     // On a time limit the finished points are printed too; after a signal under mpirun the ranks did not gather.
     if ((o.written || o.kept_previous) && stop_signal() == 0) {
-      if (format == Format::JSON)
-        std::cout << io::dump_json(o.document, 2) << "\n";
-      else
-        print_rows(o.shown, o.rows);
+      print_results(format, o.shown, o);
     }
     mpi_finish();
     throw stop_exception(o.gathered ? fmt::format("{} of {} points done, in {}{} (--resume runs the rest)", o.done,
@@ -166,10 +194,7 @@ int cmd_experiment(const std::vector<std::string>& args)
     mpi_finish();
     return o.input_failures == o.failed ? 2 : 1;
   }
-  if (format == Format::JSON)
-    std::cout << io::dump_json(o.document, 2) << "\n";
-  else
-    print_rows(e, o.rows);
+  print_results(format, e, o);
 
   if (!vm["no-plot"].as<bool>() && e.figure.value("kind", "none") != "none" &&
       !run_plot_script("plot_experiment.py", (options.out / "results.json").string()))

@@ -69,14 +69,17 @@ int cmd_list(const std::vector<std::string>& args)
   else
     throw io::InputError("ccsim list", "", "'" + what + "' is not one of: topologies, workloads, algorithms, experiments, all");
 
-  if (format == Format::JSON) {
+  if (format != Format::TABLE) {
     nlohmann::json doc = nlohmann::json::object();
+    std::vector<nlohmann::json> rows; // CSV: a row per preset, its kind in the first column
     for (const auto& kind : chosen) {
       doc[kind] = nlohmann::json::array();
-      for (const auto& e : collect(kind))
+      for (const auto& e : collect(kind)) {
         doc[kind].push_back({{"name", e.name}, {"description", e.description}});
+        rows.push_back({{"description", e.description}, {"kind", kind}, {"name", e.name}});
+      }
     }
-    std::cout << io::dump_json(doc, 2) << "\n";
+    print_json_or_csv(format, doc, rows);
     return 0;
   }
   for (const auto& kind : chosen) {

@@ -178,9 +178,10 @@ int cmd_simulate(const std::vector<std::string>& args)
   if (vm.count("plot") != 0)
     plot_into(vm["plot"].as<std::string>(), "simulate.json", to_json(report), "link_heatmap.py", "simulate",
               "the link heat map");
-  if (format == Format::JSON)
-    std::cout << io::dump_json(to_json(report), 2) << "\n";
-  else
+  const nlohmann::json doc = to_json(report);
+  // CSV: one row, the document's fields as columns (phases.<name>.step_time_s, ...); the per-link time series stays
+  // in the JSON.
+  if (!print_json_or_csv(format, doc, {doc}, {"links_over_time"}))
     print_table(report);
   return 0;
 }

@@ -138,24 +138,29 @@ int cmd_train(const std::vector<std::string>& args)
   for (const auto& r : outcome.runs)
     runs.push_back(to_json(r));
   const std::string& stopped = outcome.stopped;
+  for (const auto& warning : learning_rate_warnings(outcome))
+    std::cerr << "ccsim train: warning: " << warning << "\n";
 
   // Past --time-limit: what finished is printed (a stopped run with complete: false), then one line and exit 3.
   const nlohmann::json doc = algorithm_list.size() == 1 && runs.size() == 1 ? runs[0] : nlohmann::json{{"runs", runs}};
   if (vm.count("plot") != 0)
-    plot_into(vm["plot"].as<std::string>(), "train.json", {{"runs", runs}}, "loss_curves.py", "train", "the loss curves");
+    plot_into(vm["plot"].as<std::string>(), "train.json",
+              {{"runs", runs}, {"model", req.model}, {"workers", req.workers}}, "loss_curves.py", "train",
+              "the loss curves");
   const std::string stop_note =
       stopped + (runs.size() < algorithm_list.size() ? fmt::format(", {} of {} algorithms not run",
                                                                    algorithm_list.size() - runs.size(), algorithm_list.size())
                                                      : "");
-  if (format == Format::JSON) {
-    std::cout << io::dump_json(doc, 2) << "\n";
+  // CSV: a row per algorithm; the loss curves stay in the JSON.
+  if (print_json_or_csv(format, doc, runs.get<std::vector<nlohmann::json>>(), {"loss_curve", "time_curve"})) {
     if (!stopped.empty())
       throw stop_exception(stop_note);
     return 0;
   }
-  Table t({"algorithm", "final held-out loss", "bytes/worker (MB)", "wall (s)"});
+  Table t({"algorithm", "lr", "final held-out loss", "bytes/worker (MB)", "wall (s)"});
   for (const auto& run : outcome.runs)
     t.add_row({run.algorithm + (run.complete ? "" : fmt::format(" (step {})", run.steps_done)),
+               fmt::format("{:g}", run.lr),
                !run.diverged_at_step ? format_number(run.final_loss, 5)
                                      : fmt::format("diverged (not finite from step {})", *run.diverged_at_step),
                format_number(static_cast<double>(run.bytes_per_worker) / 1e6), format_number(run.wall_s, 3)});

@@ -65,10 +65,16 @@ int cmd_validate(const std::vector<std::string>& args)
     write_output_file(vm["errors-out"].as<std::string>(), io::dump_json(to_json(result.errors), 2) + "\n", "--errors-out");
   if (vm.count("plot") != 0)
     plot_into(vm["plot"].as<std::string>(), "validate.json", doc, "validate_scatter.py", "validate", "the figure");
-  if (format == Format::JSON) {
-    std::cout << io::dump_json(doc, 2) << "\n";
+  // CSV: a row per (topology, calibration table) as the table prints them, with the fit's topology beside it.
+  std::vector<nlohmann::json> table_rows;
+  for (const auto& f : doc["fits"])
+    for (const auto& tb : f["tables"]) {
+      table_rows.push_back(tb);
+      table_rows.back()["topology"]     = f["topology"];
+      table_rows.back()["single_table"] = f["single_table"];
+    }
+  if (print_json_or_csv(format, doc, table_rows))
     return 0;
-  }
   std::cout << fmt::format("median |error| over {} paper values: leave-one-row-out {}, leave-one-table-out {} (fits "
                            "with two or more tables only), in-sample {}; {} simulations\n",
                            result.values, pct(result.median_abs_error_pct_leave_row_out),

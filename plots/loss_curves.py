@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Loss curves of `ccsim train --plot DIR`: held-out loss per step and, when the runs carry a time_curve,
-per simulated second. Writes DIR/loss.png and DIR/loss.svg."""
+per simulated second on the cluster and workload named in the title (each run's simulated_cluster). Writes
+DIR/loss.png and DIR/loss.svg."""
 import json
 import os
 import sys
@@ -11,8 +12,21 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def title(doc):
+    """What was trained and, for the time panel, the cluster and workload whose step times price each step."""
+    runs = doc["runs"]
+    text = f"{doc.get('model', 'proxy model')}, {doc.get('workers', '?')} workers: " + ", ".join(
+        f"{r['algorithm']} (lr {r['lr']:g})" if "lr" in r else r["algorithm"] for r in runs)
+    clusters = sorted({(c["topology"], c["gpus"], c["workload"]) for c in
+                       (r.get("simulated_cluster") for r in runs) if c})
+    if clusters:
+        text += "\nsimulated time on " + "; ".join(f"{t} x {g} GPUs, {w} step times" for t, g, w in clusters)
+    return text
+
+
 def main(path):
-    runs = json.load(open(path))["runs"]
+    doc = json.load(open(path))
+    runs = doc["runs"]
     timed = all("time_curve" in r for r in runs)
     fig, axes = plt.subplots(1, 2 if timed else 1, figsize=(11 if timed else 6.5, 4.3), squeeze=False)
     for i, r in enumerate(runs):
@@ -29,6 +43,7 @@ def main(path):
     for ax in axes[0]:
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
+    fig.suptitle(title(doc), fontsize=9)
     fig.tight_layout()
     out = os.path.dirname(os.path.abspath(path))
     for ext in ("png", "svg"):

@@ -6,8 +6,11 @@ Kinds (the experiment's "figure"):
   speedup-vs-bandwidth speedup over the baseline against bandwidth_gbps (log x), one line per algorithm
   breakdown            stacked step time (compute, exposed communication, compression, optimizer) per row
   paper-vs-predicted   predicted against the paper's value of metric y, with the y = x line
-Paper values, where rows have them, are overlaid as hollow markers; each prediction's likely range (the rows'
-"intervals", from ccsim's out-of-sample errors) is a shaded band.
+Paper values, where rows have them, are overlaid as hollow squares, and the experiment's "paper_points" (the paper's
+points from another of its tables) as stars with their source in the legend; each prediction's likely range (the rows'
+"intervals", from ccsim's out-of-sample errors) is a shaded band. Points that did not run (a row with "error") are an
+x on the x axis, and points that ran under --allow-oom although they do not fit the GPUs' memory (fits_memory "no")
+are hollow circles, each with a legend entry, so no point drops out silently.
 """
 import json
 import os
@@ -32,9 +35,29 @@ def series_name(row, series):
     return " ".join(str(row.get(s, "")) for s in series) if isinstance(series, list) else str(row.get(series, ""))
 
 
+def mark_missing(ax, x, failed, oom):
+    """An x on the x axis for each point that did not run; a legend entry for those and for hollow (OOM) points."""
+    if failed:
+        ax.plot([r[x] for r in failed], [0.02] * len(failed), "x", color="black", transform=ax.get_xaxis_transform(),
+                clip_on=False, label="did not run (error in results.json)")
+    if oom:
+        ax.plot([], [], "o", mfc="white", color="grey", label="does not fit GPU memory (ran with --allow-oom)")
+
+
+def overlay_paper_points(ax, spec, x, y, series, colours, panels, value):
+    """The experiment's paper_points on this panel: stars in their series' colour, the source in the legend."""
+    if not spec:
+        return
+    pts = [p for p in spec["points"] if x in p and y in p and (panels is None or p.get(panels) == value)]
+    for i, p in enumerate(pts):
+        ax.plot(p[x], p[y], "*", ms=11, mec="black", mew=0.6, color=colours.get(series_name(p, series), "black"),
+                zorder=4, label=f"paper: {spec['source']}" if i == 0 else None)
+
+
 def main(path):
     doc = json.load(open(path))
     rows = [r for r in doc["rows"] if "error" not in r]
+    failed = [r for r in doc["rows"] if "error" in r]
     fig_spec = doc.get("figure", {})
     kind = fig_spec.get("kind", "none")
     out_dir = os.path.dirname(os.path.abspath(path))
@@ -67,6 +90,9 @@ def main(path):
                 rs.sort(key=lambda r: r[x])
                 colour = colours[name]
                 ax.plot([r[x] for r in rs], [r[y] for r in rs], "o-", color=colour, label=f"{name} (ccsim)")
+                oom = [r for r in rs if r.get("fits_memory") == "no"]
+                if oom:  # ran under --allow-oom: hollow, so it reads as a point the cluster could not hold
+                    ax.plot([r[x] for r in oom], [r[y] for r in oom], "o", mfc="white", color=colour, zorder=3)
                 # The likely range of each prediction (api/run/Intervals.hpp), where the row has one for y.
                 ranged = [r for r in rs if y in r.get("intervals", {})]
                 if ranged:
@@ -75,6 +101,9 @@ def main(path):
                 paper = [(r[x], r["paper"][y]) for r in rs if y in r.get("paper", {})]
                 if paper:
                     ax.plot(*zip(*paper), "s", mfc="none", color=colour, label=f"{name} (paper)")
+            mark_missing(ax, x, [r for r in failed if x in r and (panels is None or r.get(panels) == value)],
+                         [r for rs in groups.values() for r in rs if r.get("fits_memory") == "no"])
+            overlay_paper_points(ax, doc.get("paper_points"), x, y, series, colours, panels, value)
             if kind == "speedup-vs-bandwidth" or fig_spec.get("log_x"):
                 ax.set_xscale("log")
                 # GPU counts and bandwidths read better as the swept values than as powers of ten.

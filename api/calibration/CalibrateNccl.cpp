@@ -240,7 +240,7 @@ nlohmann::json to_json(const NcclCalibration& c, const std::string& out)
   for (const auto& r : c.rows)
     rows.push_back({{"file", r.file}, {"size", r.size}, {"measured_us", r.measured_us}, {"predicted_us", r.predicted_us},
                     {"fitted_us", r.predicted_us}, {"model_us", r.model_us}, {"error", r.error()},
-                    {"measured_busbw_gbps", r.measured_busbw}, {"predicted_busbw_gbps", r.predicted_busbw},
+                    {"measured_busbw_GBps", r.measured_busbw}, {"predicted_busbw_GBps", r.predicted_busbw},
                     {"algorithm", r.algorithm}, {"protocol", r.protocol}, {"bottleneck", r.bottleneck},
                     {"flagged", r.flagged}});
   for (const auto& k : c.constants)

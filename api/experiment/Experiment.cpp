@@ -3,6 +3,7 @@
 
 #include "api/run/Metrics.hpp"
 #include "sim/io/JsonInput.hpp"
+#include "sim/io/Presets.hpp"
 
 #include <fmt/format.h>
 
@@ -10,6 +11,8 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <stdexcept>
 
 namespace ccsim::api {
@@ -20,15 +23,34 @@ const std::vector<std::string> CONFIG_KEYS = {"topology", "workload", "algorithm
                                               "latency_us",  "network_model", "fidelity", "params",
                                               "straggler_cv", "straggler_seed"};
 
+/// A topology or workload given as a relative path is a file beside the experiment: resolved against `base_dir` (the
+/// experiment file's folder; none for a document held in memory, whose paths resolve against the working directory).
+/// A missing file is an error at once, saying where the path was looked for.
+std::string resolve_beside(const io::JsonObject& obj, const std::string& key, const std::string& value,
+                           const std::optional<std::filesystem::path>& base_dir)
+{
+  if (!base_dir || !io::looks_like_path(value) || std::filesystem::path(value).is_absolute())
+    return value;
+  const std::filesystem::path resolved = *base_dir / value;
+  std::error_code ec;
+  if (!std::filesystem::exists(resolved, ec)) {
+    const std::string dir = base_dir->empty() ? "./" : (*base_dir / "").string();
+    obj.fail_at(key, fmt::format("{} (resolved against {}, the experiment file's folder): no such file",
+                                 io::echo(value), dir));
+  }
+  return resolved.string();
+}
+
 /// Applies one config key of `obj` (an object at `ptr` in `file`) to `req` and records it in `axes`.
-void apply_key(const io::JsonObject& obj, const std::string& key, SimulateRequest& req, nlohmann::json& axes)
+void apply_key(const io::JsonObject& obj, const std::string& key, SimulateRequest& req, nlohmann::json& axes,
+               const std::optional<std::filesystem::path>& base_dir)
 {
   if (key == "topology" || key == "workload" || key == "algorithm" || key == "network_model" || key == "fidelity") {
     const std::string v = obj.string(key);
     if (key == "topology")
-      req.topology = v;
+      req.topology = resolve_beside(obj, key, v, base_dir);
     else if (key == "workload")
-      req.workload = v;
+      req.workload = resolve_beside(obj, key, v, base_dir);
     else if (key == "algorithm")
       req.algorithm = v;
     else if (key == "network_model")
@@ -64,11 +86,12 @@ void apply_key(const io::JsonObject& obj, const std::string& key, SimulateReques
   }
 }
 
-void apply_config(const io::JsonObject& obj, SimulateRequest& req, nlohmann::json& axes)
+void apply_config(const io::JsonObject& obj, SimulateRequest& req, nlohmann::json& axes,
+                  const std::optional<std::filesystem::path>& base_dir)
 {
   for (const auto& key : CONFIG_KEYS)
     if (obj.has(key))
-      apply_key(obj, key, req, axes);
+      apply_key(obj, key, req, axes, base_dir);
 }
 
 std::vector<std::string> with(std::vector<std::string> v, std::initializer_list<const char*> more)
@@ -80,13 +103,14 @@ std::vector<std::string> with(std::vector<std::string> v, std::initializer_list<
 
 Experiment load_experiment(const std::string& path)
 {
-  return experiment_from_json(io::read_json_file(path), path);
+  return experiment_from_json(io::read_json_file(path), path, std::filesystem::path(path).parent_path());
 }
 
-Experiment experiment_from_json(const nlohmann::json& doc, const std::string& path)
+Experiment experiment_from_json(const nlohmann::json& doc, const std::string& path,
+                                const std::optional<std::filesystem::path>& base_dir)
 {
   const io::JsonObject root(doc, path);
-  root.allow_only({"name", "base", "rows", "axes", "baseline", "figure"});
+  root.allow_only({"name", "base", "rows", "axes", "baseline", "figure", "paper_points"});
   Experiment e;
   e.path        = path;
   e.name        = root.string_or("name", std::filesystem::path(path).stem().string());
@@ -105,7 +129,7 @@ Experiment experiment_from_json(const nlohmann::json& doc, const std::string& pa
   nlohmann::json base_axes = nlohmann::json::object();
   const auto b             = root.object("base");
   b.allow_only(CONFIG_KEYS);
-  apply_config(b, base, base_axes);
+  apply_config(b, base, base_axes, base_dir);
 
   // Rows: explicit points, each merged over the base; without rows, the base alone.
   std::vector<ExperimentPoint> rows;
@@ -117,9 +141,9 @@ Experiment experiment_from_json(const nlohmann::json& doc, const std::string& pa
     if (row_objects.empty())
       root.fail_at("rows", "must hold at least one row (or leave it out to run the base alone)");
     for (const auto& r : row_objects) {
-      r.allow_only(with(CONFIG_KEYS, {"paper", "label"}));
-      ExperimentPoint pt{base, base_axes, nlohmann::json::object(), r.string_or("label", "")};
-      apply_config(r, pt.request, pt.axes);
+      r.allow_only(with(CONFIG_KEYS, {"paper", "label", "baseline"}));
+      ExperimentPoint pt{base, base_axes, nlohmann::json::object(), r.string_or("label", ""), r.string_or("baseline", "")};
+      apply_config(r, pt.request, pt.axes, base_dir);
       if (const auto paper = r.object_if("paper")) {
         for (const auto& [metric, value] : paper->raw().items()) {
           if (metric.rfind("source", 0) == 0)
@@ -135,7 +159,7 @@ Experiment experiment_from_json(const nlohmann::json& doc, const std::string& pa
       rows.push_back(std::move(pt));
     }
   } else {
-    rows.push_back({base, base_axes, nlohmann::json::object(), ""});
+    rows.push_back({base, base_axes, nlohmann::json::object(), "", ""});
   }
 
   // Axes: every row is crossed with the cartesian product of the axes, in file order, last axis fastest. The count is
@@ -163,7 +187,7 @@ Experiment experiment_from_json(const nlohmann::json& doc, const std::string& pa
                                                   : nlohmann::json{{key, values[i]}};
           const io::JsonObject one(wrapper, path, axes->child_pointer(key) + "/" + std::to_string(i));
           try {
-            apply_config(one, p.request, p.axes);
+            apply_config(one, p.request, p.axes, base_dir);
           } catch (const io::InputError& err) {
             throw io::InputError(path, axes->child_pointer(key) + "/" + std::to_string(i), err.problem());
           }
@@ -182,10 +206,42 @@ Experiment experiment_from_json(const nlohmann::json& doc, const std::string& pa
                            fmt::format("missing required field '{}' (in base, the row or an axis)", missing));
   }
 
+  // Baselines: a row's own "baseline", else the one "by_algorithm" names for the point's algorithm (SDP4Bit over
+  // Megatron's sharded DP, 1-bit Adam over Adam), else "algorithm". Each must be run by some point, or no speedup
+  // could be computed against it.
+  std::set<std::string> run_algorithms;
+  for (const auto& pt : e.points)
+    run_algorithms.insert(pt.request.algorithm);
+  auto check_run = [&](const io::JsonObject& obj, const std::string& key, const std::string& algorithm) {
+    if (run_algorithms.count(algorithm) == 0)
+      obj.fail_at(key, io::echo(algorithm) + " is run by no point, so no speedup can be taken over it");
+  };
+  std::map<std::string, std::string> by_algorithm;
   if (const auto bl = root.object_if("baseline")) {
-    bl->allow_only({"algorithm"});
-    e.baseline_algorithm = bl->string("algorithm");
+    bl->allow_only({"algorithm", "by_algorithm"});
+    if (!bl->has("algorithm") && !bl->has("by_algorithm"))
+      root.fail_at("baseline", "names no baseline: give \"algorithm\", \"by_algorithm\" or both");
+    e.baseline_algorithm = bl->string_or("algorithm", "");
+    if (!e.baseline_algorithm.empty())
+      check_run(*bl, "algorithm", e.baseline_algorithm);
+    if (const auto by = bl->object_if("by_algorithm"))
+      for (const auto& [algorithm, _] : by->raw().items()) {
+        if (run_algorithms.count(algorithm) == 0)
+          by->fail_at(algorithm, io::echo(algorithm) + " (the algorithm this baseline is for) is run by no point");
+        by_algorithm[algorithm] = by->string(algorithm);
+        check_run(*by, algorithm, by_algorithm[algorithm]);
+      }
   }
+  if (root.has("rows"))
+    for (const auto& r : root.objects("rows"))
+      if (r.has("baseline"))
+        check_run(r, "baseline", r.string("baseline"));
+  for (auto& pt : e.points)
+    if (pt.baseline.empty()) {
+      const auto it = by_algorithm.find(pt.request.algorithm);
+      pt.baseline   = it != by_algorithm.end() ? it->second : e.baseline_algorithm;
+    }
+
   e.figure = {{"kind", "none"}};
   if (const auto fig = root.object_if("figure")) {
     // "panels": one subplot per value of that field (e.g. global_batch for 1-bit LAMB Fig. 3's panels).
@@ -199,6 +255,30 @@ Experiment experiment_from_json(const nlohmann::json& doc, const std::string& pa
     fig->boolean_or("log_x", false);
     e.figure         = fig->raw();
     e.figure["kind"] = fig->choice("kind", {"scaling", "speedup-vs-bandwidth", "breakdown", "paper-vs-predicted", "none"});
+  }
+  // The paper's own points for the figure, where the paper gives them outside this file's rows (another table of
+  // the same paper): drawn over ccsim's lines with their source in the legend (plots/plot_experiment.py).
+  if (const auto pp = root.object_if("paper_points")) {
+    pp->allow_only({"source", "points"});
+    const std::string kind = e.figure["kind"].get<std::string>();
+    if (kind != "scaling" && kind != "speedup-vs-bandwidth")
+      root.fail_at("paper_points", "is drawn on scaling and speedup-vs-bandwidth figures only (figure.kind is " +
+                                       io::echo(kind) + ")");
+    if (pp->string("source").empty())
+      pp->fail_at("source", "must say where the points come from (paper, table or figure)");
+    const std::string x = e.figure.value("x", kind == "scaling" ? "gpus" : "bandwidth_gbps");
+    const std::string y = e.figure.value("y", kind == "scaling" ? "samples_per_s" : "speedup");
+    const auto points   = pp->objects("points");
+    if (points.empty() || points.size() > io::limits::kMaxExperimentPoints)
+      pp->fail_at("points", fmt::format("must hold 1 - {} points", io::limits::kMaxExperimentPoints));
+    for (const auto& point : points) {
+      point.positive(x); // each point sits on the figure's axes: its x and y are positive numbers
+      point.positive(y);
+      for (const auto& [key, value] : point.raw().items())
+        if (!value.is_string() && !value.is_number())
+          point.fail_at(key, "must be a string or a number (a field the figure's series or panels name)");
+    }
+    e.paper_points = pp->raw();
   }
   return e;
 }

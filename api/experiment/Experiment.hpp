@@ -7,7 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,7 @@ struct ExperimentPoint {
   nlohmann::json axes;   // the values that define this point, named as CLI options (algorithm, gpus, bandwidth_gbps, ...)
   nlohmann::json paper;  // metric -> the paper's measured value (may be empty)
   std::string label;     // the row's label, if any
+  std::string baseline;  // speedup = samples/s over the same point run with this algorithm ("" = none)
 };
 
 struct Experiment {
@@ -26,14 +29,18 @@ struct Experiment {
   std::string source;
   std::string path;
   std::vector<ExperimentPoint> points;
-  std::string baseline_algorithm; // speedup = samples/s over the same point with this algorithm ("" = none)
+  std::string baseline_algorithm; // the default baseline ("" = none); each point's own is ExperimentPoint::baseline
   nlohmann::json figure;          // {"kind": ..., "x": ..., "y": ..., "series": ...}
+  nlohmann::json paper_points;    // {"source": ..., "points": [{<figure x>: ..., <figure y>: ..., ...}]} or null
 };
 
-/// Reads, validates and expands an experiment file; errors are io::InputError "FILE: /json/path: problem".
+/// Reads, validates and expands an experiment file; errors are io::InputError "FILE: /json/path: problem". A topology
+/// or workload given as a relative path resolves against the file's folder.
 Experiment load_experiment(const std::string& path);
 /// The same for a document held in memory (a Python dict); `path` is what errors call it and where the default name
-/// comes from (its stem).
-Experiment experiment_from_json(const nlohmann::json& doc, const std::string& path);
+/// comes from (its stem). Relative topology and workload paths resolve against `base_dir`, or without one against the
+/// working directory.
+Experiment experiment_from_json(const nlohmann::json& doc, const std::string& path,
+                                const std::optional<std::filesystem::path>& base_dir = std::nullopt);
 
 } // namespace ccsim::api

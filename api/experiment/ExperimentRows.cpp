@@ -66,13 +66,13 @@ std::string cell(const nlohmann::json& v)
   return io::dump_json(v);
 }
 
-void write_results_csv(const std::filesystem::path& file, const std::vector<nlohmann::json>& rows)
+std::string results_csv(const std::vector<nlohmann::json>& rows)
 {
   std::vector<std::string> cols = axis_columns(rows);
   cols.push_back("label");
   for (const auto& m : known_metrics())
     cols.push_back(m);
-  cols.insert(cols.end(), {"speedup", "scaling_efficiency", "memory_gb_per_gpu", "fits_memory"});
+  cols.insert(cols.end(), {"speedup", "speedup_over", "scaling_efficiency", "memory_gb_per_gpu", "fits_memory"});
   // Each headline metric's likely range (api/run/Intervals.hpp): <metric>_low and <metric>_high.
   for (const char* m : {"samples_per_s", "step_time_s", "tflops_per_gpu", "allreduce_ms"})
     cols.insert(cols.end(), {std::string(m) + "_low", std::string(m) + "_high"});
@@ -101,7 +101,12 @@ void write_results_csv(const std::filesystem::path& file, const std::vector<nloh
   }
   std::ostringstream text;
   t.print_csv(text);
-  write_output_file(file, text.str(), "--out");
+  return text.str();
+}
+
+void write_results_csv(const std::filesystem::path& file, const std::vector<nlohmann::json>& rows)
+{
+  write_output_file(file, results_csv(rows), "--out");
 }
 
 namespace {
@@ -158,8 +163,8 @@ std::vector<nlohmann::json> assemble_rows(const Experiment& e, const std::vector
   // A row's configuration alone (its axes), without results, for matching comparable rows.
   auto axes_of = [](const nlohmann::json& r) {
     nlohmann::json axes = r;
-    for (const char* k : {"label", "error", "phases", "paper", "predicted", "error_pct", "speedup", "scaling_efficiency",
-                          "memory_gb_per_gpu", "fits_memory", "intervals"})
+    for (const char* k : {"label", "error", "phases", "paper", "predicted", "error_pct", "speedup", "speedup_over",
+                          "scaling_efficiency", "memory_gb_per_gpu", "fits_memory", "intervals"})
       axes.erase(k);
     for (const auto& m : known_metrics())
       axes.erase(m);
@@ -173,15 +178,18 @@ std::vector<nlohmann::json> assemble_rows(const Experiment& e, const std::vector
       it = it.key().rfind("params.", 0) == 0 ? axes.erase(it) : std::next(it);
     return key_without(axes, "algorithm");
   };
-  if (!e.baseline_algorithm.empty()) {
-    std::map<std::string, double> base;
-    for (const auto& r : rows)
-      if (r.value("algorithm", "") == e.baseline_algorithm && r.contains("samples_per_s"))
-        base[cluster_key(r)] = r["samples_per_s"].get<double>();
-    for (auto& r : rows) {
-      const auto it = base.find(cluster_key(r));
-      if (it != base.end() && r.contains("samples_per_s"))
-        r["speedup"] = r["samples_per_s"].get<double>() / it->second;
+  // Each point's own baseline (api/experiment/Experiment.hpp: the row's, its algorithm's, or the experiment's).
+  std::map<std::string, double> by_cluster_and_algorithm;
+  for (const auto& r : rows)
+    if (r.contains("samples_per_s"))
+      by_cluster_and_algorithm[cluster_key(r) + " " + r.value("algorithm", "")] = r["samples_per_s"].get<double>();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    auto& r                = rows[i];
+    const auto& baseline   = e.points[i].baseline;
+    const auto it          = by_cluster_and_algorithm.find(cluster_key(r) + " " + baseline);
+    if (!baseline.empty() && it != by_cluster_and_algorithm.end() && r.contains("samples_per_s")) {
+      r["speedup"]      = r["samples_per_s"].get<double>() / it->second;
+      r["speedup_over"] = baseline;
     }
   }
   // scaling efficiency: per-GPU throughput relative to the fewest-GPU point that differs only in gpus (and in
@@ -231,6 +239,8 @@ nlohmann::json results_document(const Experiment& e, const std::vector<nlohmann:
   nlohmann::json doc = {{"experiment", e.name}, {"description", e.description}, {"source", e.source}, {"file", e.path},
                         {"figure", e.figure},   {"complete", complete}, {"points_total", e.points.size()},
                         {"points_done", done},  {"rows", rows}};
+  if (!e.paper_points.is_null())
+    doc["paper_points"] = e.paper_points;
   const double med = median_abs_error(rows);
   if (std::isfinite(med))
     doc["median_abs_error_pct"] = med;

@@ -24,7 +24,7 @@ struct PointResult {
 };
 
 /// Results of every point, in point order: the flat row written to results.json/csv.
-/// Adds speedup (vs baseline_algorithm), scaling_efficiency (vs the fewest GPUs of otherwise equal points),
+/// Adds speedup and speedup_over (over each point's baseline algorithm at the same point), scaling_efficiency (vs the fewest GPUs of otherwise equal points),
 /// and predicted / error_pct for each paper metric.
 std::vector<nlohmann::json> assemble_rows(const Experiment& e, const std::vector<PointResult>& results);
 
@@ -39,6 +39,8 @@ nlohmann::json results_document(const Experiment& e, const std::vector<nlohmann:
 /// results.csv: the axis columns, label, every known metric, speedup, scaling efficiency, paper / predicted / error
 /// per paper metric, and the error of a failed point.
 void write_results_csv(const std::filesystem::path& file, const std::vector<nlohmann::json>& rows);
+/// The text of results.csv for `rows` (also what `ccsim experiment --format csv` prints).
+std::string results_csv(const std::vector<nlohmann::json>& rows);
 
 /// The axis columns present in `rows` in a stable order (the known ones first, then params.*, as CLI options name
 /// them); the paper metrics of `rows` in order of appearance; and one value as a table or CSV cell.

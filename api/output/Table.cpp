@@ -1,6 +1,8 @@
 // Column alignment and CSV quoting for the tables every subcommand prints.
 #include "api/output/Table.hpp"
 
+#include "api/output/Csv.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -123,22 +125,9 @@ void Table::print(std::ostream& out, std::size_t max_width) const
 
 void Table::print_csv(std::ostream& out) const
 {
-  auto quote = [](const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos)
-      return s;
-    std::string q = "\"";
-    for (char ch : s)
-      q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return q + "\"";
-  };
-  auto line = [&](const std::vector<std::string>& cells) {
-    for (std::size_t c = 0; c < cells.size(); ++c)
-      out << (c ? "," : "") << quote(cells[c]);
-    out << '\n';
-  };
-  line(headers_);
+  out << csv_line(headers_);
   for (const auto& row : rows_)
-    line(row);
+    out << csv_line(row);
 }
 
 std::string format_number(double value, int digits)

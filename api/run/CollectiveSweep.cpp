@@ -136,8 +136,8 @@ nlohmann::json to_json(const CollectiveTable& table, const algorithms::Collectiv
                     {"redop", bench.nccl_redop},
                     {"root", -1},
                     {"time_us", r.time_us},
-                    {"algbw_gbps", r.algbw_gbytes_per_s},
-                    {"busbw_gbps", r.busbw_gbytes_per_s},
+                    {"algbw_GBps", r.algbw_gbytes_per_s},
+                    {"busbw_GBps", r.busbw_gbytes_per_s},
                     {"algorithm", r.algorithm},
                     {"protocol", r.protocol},
                     {"bottleneck", r.bottleneck},
@@ -148,7 +148,7 @@ nlohmann::json to_json(const CollectiveTable& table, const algorithms::Collectiv
           {"gpus_per_node", topo.gpus_per_node},
           {"fidelity", fidelity == sim::Fidelity::EXACT ? "exact" : "fast"},
           {"rows", rows},
-          {"avg_busbw_gbps", table.avg_busbw_gbytes_per_s},
+          {"avg_busbw_GBps", table.avg_busbw_gbytes_per_s},
           {"sim", {{"wall_s", table.wall_s}, {"events", table.events}}}};
 }
 

@@ -74,9 +74,10 @@ CollectiveTable run_collective_bench(const sim::Topology& topo, const algorithms
                                          on_progress = {});
 
 /// `ccsim collective --format json`'s document: the op, topology and rank counts, one row per (ranks, size) with
-/// nccl-tests' columns (size, count, type, redop, root, time_us, algbw_gbps, busbw_gbps) and what ran (algorithm,
-/// protocol, bottleneck, the model's idle-cluster time model_us), the average bus bandwidth,
-/// and the simulator's wall time and events.
+/// nccl-tests' columns (size, count, type, redop, root, time_us, algbw_GBps, busbw_GBps) and what ran (algorithm,
+/// protocol, bottleneck, the model's idle-cluster time model_us), the average bus bandwidth (avg_busbw_GBps), and the
+/// simulator's wall time and events. GBps is nccl-tests' "GB/s", 1e9 bytes per second; a name ending in gbps is
+/// Gbit/s everywhere in ccsim.
 nlohmann::json to_json(const CollectiveTable& table, const algorithms::CollectiveBench& bench, const sim::Topology& topo,
                        const std::vector<int>& rank_counts, sim::Fidelity fidelity);
 

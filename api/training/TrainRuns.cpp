@@ -32,9 +32,9 @@ std::string paper_workload(const algorithms::PlanAlgorithm& algo)
 
 /// Seconds of each training step on the simulated cluster, by phase name (warm-up steps at their own time). The
 /// training parameters the algorithm's plan also takes (pp, fw_bits, bw_bits, k, H...) travel with it, so the
-/// simulated cluster runs what was trained.
+/// simulated cluster runs what was trained. `cluster` is set to what was simulated: topology, workload and GPUs.
 std::map<std::string, double> simulated_times(const TrainRequest& in, const std::string& algorithm,
-                                              const numerics::Hyper& hyper)
+                                              const numerics::Hyper& hyper, nlohmann::json& cluster)
 {
   const auto* algo = algorithms::find_plan_algorithm(algorithm);
   if (algo == nullptr)
@@ -53,8 +53,10 @@ std::map<std::string, double> simulated_times(const TrainRequest& in, const std:
   }
   if (algo->parallelism() == algorithms::Parallelism::PIPELINE && !req.pp)
     req.pp = algorithms::kDefaultPipelineStages;
+  const auto report = run_simulation_isolated(req);
+  cluster = {{"topology", report.config.topology}, {"workload", report.config.workload}, {"gpus", report.config.gpus}};
   std::map<std::string, double> by_phase;
-  for (const auto& p : run_simulation_isolated(req).phases)
+  for (const auto& p : report.phases)
     by_phase[p.name] = p.step_time_s;
   return by_phase;
 }
@@ -191,13 +193,21 @@ TrainOutcome train_algorithms(const TrainRequest& in)
         run.defaults.push_back(d);
     for (const auto& d : algorithms::algorithm_defaults(algorithm, cfg.steps, cfg.hyper))
       run.defaults.push_back(d);
+    // The rate the update read (algorithms/Training.hpp: kDefaultLr unless given) and where it came from.
+    run.lr = cfg.hyper.count("lr") != 0 ? cfg.hyper.at("lr") : algorithms::kDefaultLr;
+    const auto paper_lr = std::find_if(run.defaults.begin(), run.defaults.end(),
+                                       [](const algorithms::DefaultParam& d) { return d.key == "lr"; });
+    run.lr_source = in.hyper.count("lr") != 0       ? "--param lr"
+                    : paper_lr != run.defaults.end() ? "paper default: " + paper_lr->source
+                    : in.task == "finetune"          ? "fine-tuning default"
+                                                     : "ccsim's default for the proxy models";
     // A run whose parameters overflowed has no loss to report (final_loss and the curve's later points are null).
     if (r.diverged_step >= 0)
       run.diverged_at_step = r.diverged_step;
     if (in.topology && out.stopped.empty()) {
       std::map<std::string, double> times;
       try {
-        times = simulated_times(in, algorithm, cfg.hyper);
+        times = simulated_times(in, algorithm, cfg.hyper, run.simulated_cluster);
       } catch (const RunStopped&) {
         if (stop_signal() != 0)
           throw stop_exception(algorithm + ": trained, its time curve not simulated");
@@ -223,6 +233,26 @@ nlohmann::json defaults_json(const std::vector<algorithms::DefaultParam>& defaul
 }
 } // namespace
 
+std::vector<std::string> learning_rate_warnings(const TrainOutcome& outcome, double factor)
+{
+  std::vector<std::string> lines;
+  if (outcome.runs.size() < 2 || !std::isfinite(outcome.runs[0].final_loss) || outcome.runs[0].final_loss <= 0)
+    return lines;
+  const TrainRun& base = outcome.runs[0];
+  for (std::size_t i = 1; i < outcome.runs.size(); ++i) {
+    const TrainRun& run = outcome.runs[i];
+    // Only a rate nobody chose: given with --param lr, or taken from the paper whose claim runs, it is not a hint.
+    if (!run.complete || !std::isfinite(run.final_loss) || run.final_loss <= factor * base.final_loss ||
+        run.lr_source == "--param lr" || run.lr_source.rfind("paper default", 0) == 0)
+      continue;
+    lines.push_back(fmt::format("{} ends at loss {:.4g}, {:.3g}x {}'s {:.4g}, at lr {:g} ({}, not a rate from its "
+                                "paper); try another with --param lr=VALUE",
+                                run.algorithm, run.final_loss, run.final_loss / base.final_loss, base.algorithm,
+                                base.final_loss, run.lr, run.lr_source));
+  }
+  return lines;
+}
+
 nlohmann::json to_json(const TrainRun& run)
 {
   nlohmann::json doc = {{"algorithm", run.algorithm},
@@ -235,8 +265,12 @@ nlohmann::json to_json(const TrainRun& run)
                         {"complete", run.complete},
                         {"task", run.task},
                         {"defaults", defaults_json(run.defaults)},
+                        {"lr", run.lr},
+                        {"lr_source", run.lr_source},
                         {"diverged_at_step",
                          run.diverged_at_step ? nlohmann::json(*run.diverged_at_step) : nlohmann::json(nullptr)}};
+  if (!run.simulated_cluster.is_null())
+    doc["simulated_cluster"] = run.simulated_cluster;
   if (run.time_curve) {
     nlohmann::json curve = nlohmann::json::array();
     for (const auto& [t, loss] : *run.time_curve)

@@ -60,8 +60,11 @@ struct TrainRun {
   nlohmann::json task; // {"name": scratch|finetune, "pretrain": {...}, "lr", "lr_source"}
   /// The papers' settings this run took because --param did not set them (algorithms/PaperDefaults.hpp).
   std::vector<algorithms::DefaultParam> defaults;
+  double lr = 0;         // the learning rate the run used
+  std::string lr_source; // "--param lr", "paper default: SOURCE", or which of ccsim's defaults
   /// With a topology: (simulated seconds, held-out loss), from 0.
   std::optional<std::vector<std::pair<double, double>>> time_curve;
+  nlohmann::json simulated_cluster; // with a topology: {"topology", "workload", "gpus"} the time curve ran on; else null
 };
 
 struct TrainOutcome {
@@ -81,5 +84,10 @@ numerics::Hyper train_hyper(const std::map<std::string, std::string>& params,
 TrainOutcome train_algorithms(const TrainRequest& request);
 
 nlohmann::json to_json(const TrainRun& run);
+
+/// One line per run that ends far above the comparison's baseline (the first algorithm of the list): a final loss over
+/// `factor` times the baseline's, reached at a default learning rate (none of the papers trains at ccsim's defaults),
+/// naming --param lr as the setting to try.
+std::vector<std::string> learning_rate_warnings(const TrainOutcome& outcome, double factor = 1.5);
 
 } // namespace ccsim::api

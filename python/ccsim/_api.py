@@ -114,7 +114,7 @@ def collective(topology, gpus, *, op="all_reduce", minbytes=8, maxbytes=128 * 2*
     """One collective over nccl-tests' size sweep, as ``ccsim collective --format json`` does.
 
     gpus: a rank count or a list of them. minbytes, maxbytes: bytes; stepfactor: nccl-tests' -f.
-    Returns a CollectiveResult (``rows`` with nccl-tests' columns, ``avg_busbw_gbps``; ``to_pandas()``).
+    Returns a CollectiveResult (``rows`` with nccl-tests' columns, ``avg_busbw_GBps``; ``to_pandas()``).
     """
     counts = list(gpus) if isinstance(gpus, (list, tuple)) else [gpus]
     text = _core.collective(str(op), source(topology, "topology"), [flag_text(g) for g in counts],

@@ -44,14 +44,19 @@ std::vector<PresetInfo> list_presets(const std::string& kind)
   return out;
 }
 
+bool looks_like_path(const std::string& name_or_path)
+{
+  return name_or_path.find('/') != std::string::npos || (name_or_path.size() > 5 && name_or_path.ends_with(".json"));
+}
+
 std::string resolve_preset(const std::string& kind, const std::string& name_or_path, const std::string& option)
 {
-  const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
-                               (name_or_path.size() > 5 && name_or_path.ends_with(".json"));
   std::error_code ec; // the non-throwing overloads: a 4 KB name is ENAMETOOLONG, not an exception
-  if (looks_like_path) {
+  if (looks_like_path(name_or_path)) {
     if (!fs::exists(name_or_path, ec))
-      throw InputError(name_or_path, "", "no such file");
+      throw InputError(name_or_path, "", fs::path(name_or_path).is_absolute()
+                                             ? "no such file"
+                                             : "no such file (resolved against the working directory)");
     return name_or_path;
   }
   const fs::path preset = fs::path(data_dir()) / kind / (name_or_path + ".json");

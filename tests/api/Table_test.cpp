@@ -1,5 +1,6 @@
 // Tables narrower than a limit: long text cells wrap at spaces, numbers are never cut, and no limit keeps one line.
 #include "api/output/Table.hpp"
+#include "tests/support/RunCcsim.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -7,17 +8,7 @@
 
 using ccsim::api::Table;
 using ccsim::api::wrap;
-
-namespace {
-std::vector<std::string> lines_of(const std::string& text)
-{
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);)
-    out.push_back(l);
-  return out;
-}
-} // namespace
+using ccsim::test::lines_of_text;
 
 TEST_CASE("Table: a table wider than the limit wraps its widest text column and keeps numbers whole", "[api]")
 {
@@ -27,9 +18,9 @@ TEST_CASE("Table: a table wider than the limit wraps its widest text column and 
   std::ostringstream wide, narrow;
   t.print(wide);
   t.print(narrow, 40);
-  const auto w = lines_of(wide.str());
+  const auto w = lines_of_text(wide.str());
   CHECK(w.size() == 4); // header, rule, two rows
-  const auto n = lines_of(narrow.str());
+  const auto n = lines_of_text(narrow.str());
   for (const auto& l : n)
     CHECK(l.size() <= 40);
   // widths: name 4, value 12 (a number is never cut), why 40 - 4 - 12 - 2 x 2 = 20; "one two three four five" is 23

@@ -35,7 +35,7 @@ TEST_CASE("ccsim bench-kernels: cpu json rows name every kernel with positive GB
     CHECK(row.at("backend").get<std::string>() == "cpu");
     CHECK(row.at("bytes").get<std::uint64_t>() > 0);
     CHECK(row.at("bytes").get<std::uint64_t>() <= 1048576u);
-    CHECK(row.at("gbps").get<double>() > 0);
+    CHECK(row.at("GBps").get<double>() > 0);
     CHECK(row.at("vs_memcpy").get<double>() > 0);
   }
   for (const auto& name : k_required)

@@ -40,7 +40,7 @@ TEST_CASE("ccsim list: an unknown --format is rejected naming the option", "[cli
 {
   const auto r = run_ccsim("list --format xml");
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "ccsim: --format: 'xml' is not one of: table, json\n");
+  CHECK(r.err == "ccsim: --format: 'xml' is not one of: table, json, csv\n");
 }
 
 TEST_CASE("ccsim list: an unknown option is one line and exit 2", "[cli]")

@@ -42,7 +42,7 @@ TEST_CASE("ccsim collective: a W1 ring all-reduce takes 2(N-1)(S/N/B + alpha) in
       CHECK(std::fabs(seconds_of(d) - expected) / expected < 1e-6);
       // nccl-tests: algbw = S / t, busbw = algbw x 2(n-1)/n (doc/PERFORMANCE.md)
       const double busbw = S / expected / 1e9 * 2.0 * (n - 1) / n;
-      CHECK(std::fabs(d["rows"][0]["busbw_gbps"].get<double>() - busbw) / busbw < 1e-6);
+      CHECK(std::fabs(d["rows"][0]["busbw_GBps"].get<double>() - busbw) / busbw < 1e-6);
     }
   }
 }

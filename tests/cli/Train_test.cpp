@@ -1,9 +1,11 @@
 // The `ccsim train` contract (issue 6): the JSON keys, the loss curve's shape, time-to-accuracy against the simulated
-// cluster with warm-up steps at the uncompressed step time, and one-line errors. Short runs (<= 60 steps) keep it fast.
+// cluster with warm-up steps at the uncompressed step time, and one-line errors. Short runs (<= 60 steps) keep it
+// fast; the learning-rate warning needs the default 1000 (about 2 s a run).
 #include "numerics/cuda/Device.hpp"
 #include "tests/support/RunCcsim.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -178,4 +180,33 @@ TEST_CASE("ccsim train: a comparison on char-gpt runs the schedule of the paper 
   const auto table = run_ccsim("train --workers 4 --steps 20 --global-batch 8 --quiet --model char-gpt "
                                "--algorithm adam,onebit-adam");
   CHECK(table.out.find("adam, onebit-adam: lr_schedule=bert (1-bit Adam §7.1") != std::string::npos);
+}
+
+TEST_CASE("ccsim train: names each run's learning rate and warns when one ends far above the baseline at a default",
+          "[cli]")
+{
+  // SLAMB at ccsim's default lr ends more than 1.5x above Adam on the MLP (0.88 vs 0.55 at 1000 steps); with the rate
+  // given (--param lr=0.01: 0.59 vs 0.54) there is nothing to warn about.
+  const auto r = run_ccsim("train --algorithm adam,slamb --model mlp --format json --quiet");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto runs = nlohmann::json::parse(r.out)["runs"];
+  REQUIRE(runs.size() == 2);
+  for (const auto& run : runs) {
+    CHECK(run["lr"].get<double>() == 0.003); // algorithms/Training.hpp: kDefaultLr
+    CHECK(run["lr_source"] == "ccsim's default for the proxy models");
+  }
+  const double adam = runs[0]["final_loss"].get<double>(), slamb = runs[1]["final_loss"].get<double>();
+  REQUIRE(slamb > 1.5 * adam);
+  CHECK(r.err == fmt::format("ccsim train: warning: slamb ends at loss {:.4g}, {:.3g}x adam's {:.4g}, at lr 0.003 "
+                             "(ccsim's default for the proxy models, not a rate from its paper); try another with "
+                             "--param lr=VALUE\n",
+                             slamb, slamb / adam, adam));
+
+  const auto given = run_ccsim("train --algorithm adam,slamb --model mlp --param lr=0.01 --quiet");
+  INFO(given.err);
+  REQUIRE(given.exit_code == 0);
+  CHECK(given.err.empty());
+  CHECK(given.out.rfind("algorithm  lr  ", 0) == 0);
+  CHECK(given.out.find("\nslamb      0.01  ") != std::string::npos);
 }

@@ -88,10 +88,13 @@ TEST_CASE("resolve_preset: an unknown preset name lists the known ones", "[sim][
   CHECK_THAT(msg, Catch::StartsWith("--topology: unknown topology preset 'no-such-cluster' (known: "));
 }
 
-TEST_CASE("resolve_preset: a missing path is reported as a missing file", "[sim][io]")
+TEST_CASE("resolve_preset: a missing path is reported as a missing file - a relative one says where it was looked for",
+          "[sim][io]")
 {
   CHECK(message_of([] { ccsim::io::resolve_preset("workloads", "./nope.json", "--workload"); }) ==
-        "./nope.json: no such file");
+        "./nope.json: no such file (resolved against the working directory)");
+  CHECK(message_of([] { ccsim::io::resolve_preset("workloads", "/nonexistent/nope.json", "--workload"); }) ==
+        "/nonexistent/nope.json: no such file");
 }
 
 TEST_CASE("parse_json_text: a key given twice in one object is an error at its path", "[sim][io]")

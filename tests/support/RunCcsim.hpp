@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,6 +62,16 @@ inline RunResult run_ccsim(const std::string& args)
 }
 
 /// Number of lines in `text` (a trailing newline does not start a new line).
+/// `text` split at its line breaks (a last line without one counts too).
+inline std::vector<std::string> lines_of_text(const std::string& text)
+{
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);)
+    out.push_back(l);
+  return out;
+}
+
 inline int line_count(const std::string& text)
 {
   int n = 0;
