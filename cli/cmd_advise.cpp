@@ -131,28 +131,51 @@ int cmd_advise(const std::vector<std::string>& args)
                                      report.baseline, search ? ", each algorithm at its fastest split that fits" : ""),
                          table_width())
             << "\n";
-  Table t({"rank", "algorithm", "converges", "to accuracy (h)", "epoch (h)", "samples/s (likely range)", "by samples/s", "speedup (x)",
-           "dp x tp x pp, micro-batch", "memory (GB/GPU)", "inter-node per step (MB/GPU)", "why not"});
+  // Narrow (the default): the columns a choice needs, the verdict's numbers in short; --wide: every column.
+  const bool wide = table_width() == 0;
+  Table t = wide ? Table({"rank", "algorithm", "converges", "to accuracy (h)", "epoch (h)", "samples/s (likely range)",
+                          "by samples/s", "speedup (x)", "dp x tp x pp, micro-batch", "memory (GB/GPU)",
+                          "inter-node per step (MB/GPU)", "why not"})
+                 : Table({"rank", "algorithm", "converges", "to accuracy (h)", "samples/s", "likely range",
+                          "speedup (x)", "dp x tp x pp, micro", "memory (GB)", "gap to baseline, seeds 1-3"});
   int rank = 1;
   for (const auto& r : report.ranking) {
     const bool known = r.converges.has_value();
+    const std::string verdict = known ? to_string(*r.converges) : "no evidence";
+    const std::string accuracy = r.time_to_accuracy_h ? format_number(*r.time_to_accuracy_h) : "-";
+    const std::string split    = fmt::format("{} x {} x {}, {}{}", r.dp, r.tp, r.pp, r.micro_batch,
+                                             r.activation_recomputation ? " (recompute)" : "");
+    if (!wide) {
+      t.add_row({std::to_string(rank++), r.algorithm, verdict, accuracy, format_number(r.samples_per_s),
+                 fmt::format("{}-{}", format_number(r.samples_per_s_range.low, 3),
+                             format_number(r.samples_per_s_range.high, 3)),
+                 format_number(r.speedup, 3), split, format_number(r.memory_gb_per_gpu, 3),
+                 fmt::format("{}", fmt::join(r.evidence_short, "; "))});
+      continue;
+    }
     // The verdict with the numbers behind it: each evidence row's mean gap and range over seeds.
-    const std::string converges =
-        known ? fmt::format("{} ({})", to_string(*r.converges), fmt::join(r.evidence, "; ")) : "no evidence";
-    t.add_row({std::to_string(rank++), r.algorithm, converges,
-               r.time_to_accuracy_h ? format_number(*r.time_to_accuracy_h) : "-",
+    t.add_row({std::to_string(rank++), r.algorithm,
+               known ? fmt::format("{} ({})", verdict, fmt::join(r.evidence, "; ")) : verdict, accuracy,
                format_number(r.epoch_time_s / 3600),
                fmt::format("{} ({}-{})", format_number(r.samples_per_s), format_number(r.samples_per_s_range.low, 3),
                            format_number(r.samples_per_s_range.high, 3)),
-               std::to_string(r.throughput_rank), format_number(r.speedup, 3),
-               fmt::format("{} x {} x {}, {}{}", r.dp, r.tp, r.pp, r.micro_batch,
-                           r.activation_recomputation ? " (recompute)" : ""),
+               std::to_string(r.throughput_rank), format_number(r.speedup, 3), split,
                format_number(r.memory_gb_per_gpu, 3), format_number(r.inter_node_bytes_per_gpu / 1e6),
                known && *r.converges != Converges::YES ? r.reason : ""});
   }
-  for (const auto& c : report.cannot_run)
-    t.add_row({"-", c.algorithm, "", "", "", "", "", "", "", "", "", "cannot run: " + c.reason});
+  for (const auto& c : report.cannot_run) {
+    std::vector<std::string> cells(wide ? 12 : 10, "");
+    cells[0] = "-", cells[1] = c.algorithm, cells.back() = "cannot run: " + c.reason;
+    t.add_row(cells);
+  }
   t.print(std::cout, table_width());
+  if (!wide)
+    std::cout << wrap_text("gap to baseline: final held-out loss over the family baseline's on the same seed, mean "
+                           "[min, max] per proxy (workloads/evidence/convergence.json); --wide adds the epoch time, the "
+                           "rank by throughput alone, inter-node bytes and why not; --format json or csv has every "
+                           "field",
+                           table_width())
+              << "\n";
   const auto& c = report.counts;
   if (search)
     std::cout << wrap_text(fmt::format("Searched {} (algorithm, split) candidates: {} simulated, {} pruned by memory (do "

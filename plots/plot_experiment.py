@@ -22,7 +22,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 UNITS = {"samples_per_s": "throughput (samples/s)", "step_time_s": "step time (s)", "tflops_per_gpu": "TFLOP/s per GPU",
-         "allreduce_ms": "allreduce (ms)", "gpus": "GPUs", "bandwidth_gbps": "inter-node bandwidth (Gbit/s)",
+         "allreduce_ms": "allreduce (ms)", "gpus": "GPUs", "bandwidth_gbps": "inter-node bandwidth per node (Gbit/s)",
          "scaling_efficiency": "scaling efficiency", "speedup": "speedup over baseline (x)",
          "global_batch": "global batch (samples)"}
 

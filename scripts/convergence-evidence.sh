@@ -152,7 +152,8 @@ for i, fam in enumerate(families):
         gaps = [float("inf") if f is None else (f - b) / b for f, b in zip(finals, base_final)]
         within = sum(g <= fam["threshold"] for g in gaps)
         verdict = "yes" if within == len(gaps) else "no" if within == 0 else "uncertain"
-        ratios = [steps_to(r[alg]["loss_curve"], t) / bs for r, t, bs in zip(runs, targets, base_steps)
+        # A fine-tuned model can start below the target (steps 0): count at least one step on each side.
+        ratios = [max(1, steps_to(r[alg]["loss_curve"], t)) / max(1, bs) for r, t, bs in zip(runs, targets, base_steps)
                   if steps_to(r[alg]["loss_curve"], t) is not None]
         row = {"algorithm": alg, "family": fam["family"], "baseline": base, "proxy": fam["proxy"],
                "regime": fam["regime"], "threshold": fam["threshold"], "seeds": SEEDS, "final_loss": finals,

@@ -289,6 +289,9 @@ AdviseReport advise(const AdviseRequest& in)
           source = e;
       for (const auto* e : rows) {
         row.evidence.push_back(e->summary());
+        if (const auto brief = e->short_summary();
+            std::find(row.evidence_short.begin(), row.evidence_short.end(), brief) == row.evidence_short.end())
+          row.evidence_short.push_back(brief);
         if (e->converges != Converges::YES)
           row.reason += (row.reason.empty() ? "" : "; ") + e->proxy + " " + e->regime + ": " + e->reason;
       }

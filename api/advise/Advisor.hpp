@@ -60,6 +60,7 @@ struct RankedAlgorithm {
   std::string family, baseline, command; // the row the steps ratio comes from
   std::string reason;                    // why not yes: the reasons of the rows that are not
   std::vector<std::string> evidence;     // every row's numbers (EvidenceRow::summary)
+  std::vector<std::string> evidence_short; // the same, short (EvidenceRow::short_summary)
   std::size_t splits_tried = 0, splits_that_run = 0; // with search
   std::size_t throughput_rank = 0;                   // its place by samples/s alone
 };

@@ -68,6 +68,25 @@ std::string EvidenceRow::summary() const
                      diverged > 0 ? fmt::format(", {} diverged", diverged) : "");
 }
 
+std::string EvidenceRow::short_summary() const
+{
+  std::vector<double> finite;
+  for (double g : gaps())
+    if (std::isfinite(g))
+      finite.push_back(g);
+  const std::string where = proxy + (regime == "fine-tuning" ? " fine-tuning" : "");
+  if (algorithm == baseline)
+    return where + " (the baseline)";
+  if (finite.empty())
+    return where + " diverged";
+  const double mean = std::accumulate(finite.begin(), finite.end(), 0.0) / static_cast<double>(finite.size());
+  const std::size_t diverged = seeds.size() - finite.size();
+  return fmt::format("{} {:+.1f} % [{:+.1f}, {:+.1f}]{}", where, 100 * mean,
+                     100 * *std::min_element(finite.begin(), finite.end()),
+                     100 * *std::max_element(finite.begin(), finite.end()),
+                     diverged > 0 ? fmt::format(" ({} diverged)", diverged) : "");
+}
+
 std::string default_evidence_path()
 {
   return (std::filesystem::path(io::data_dir()) / "workloads" / "evidence" / "convergence.json").string();

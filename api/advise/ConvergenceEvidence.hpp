@@ -42,6 +42,9 @@ struct EvidenceRow {
   /// "char-gpt pre-training: +1.0 % [-0.4, +2.0] over 3 seeds" (the numbers behind the verdict; the mean and range
   /// of the seeds that did not diverge, then ", 1 diverged").
   std::string summary() const;
+  /// The mean gap and its range in a few characters, for a narrow table: "mlp +0.2 % [-1.3, +1.3]" (the regime is
+  /// named when it is fine-tuning, the seeds that diverged are counted).
+  std::string short_summary() const;
 };
 
 /// The evidence file at DATA_DIR/workloads/evidence/convergence.json.

@@ -119,3 +119,61 @@ TEST_CASE("Convergence claims: mlp with pp = 4 / AQ-SGD at fw2/bw4 within 3 % of
   check_claim(row("aq-sgd", kPipeline, "mlp"), row("directq", kPipeline, "mlp"));
   check_rerun(row("fp32-pipeline", kPipeline, "mlp"), "aq-sgd");
 }
+
+// On char-gpt, a transformer with today's small-GPT choices, each comparison runs the schedule of the paper whose claim
+// it tests (algorithms/PaperDefaults.hpp). Not every claim holds there; these tests pin what the evidence shows
+// (docs/convergence.md) and that it reproduces, so a change that moves a verdict is seen.
+
+TEST_CASE("Convergence claims: char-gpt with 1-bit Adam's schedule / 1-bit Adam is not within 3 % on every seed - "
+          "error-feedback 1-bit gradients with Adam worse",
+          "[cli]")
+{
+  // 1-bit Adam §7.1 as the paper runs it (warm-up to the peak over 8.2 %, x0.99 per 0.34 % of the steps, the variance
+  // frozen after 15 %) at Adam's best rate on this proxy, 3e-4, 200 steps of batch 64. Seeds 1-3 give 1-bit Adam
+  // -0.4 % to +16.4 % over Adam: the variance frozen at 15 % of a 200-step run is not stable yet (1-bit Adam §4.3).
+  const auto& onebit = row("onebit-adam", kAdam, "char-gpt");
+  const auto& naive  = row("naive-1bit-adam", kAdam, "char-gpt");
+  INFO(onebit.summary() << "; naive " << naive.summary());
+  CHECK(onebit.seeds.size() >= 3);
+  CHECK(onebit.converges != ccsim::api::Converges::YES);
+  CHECK(naive.mean_gap() > onebit.mean_gap());
+  check_rerun(row("adam", kAdam, "char-gpt"), "onebit-adam");
+}
+
+TEST_CASE("Convergence claims: char-gpt with 1-bit LAMB's schedule / 1-bit LAMB within 3 % of LAMB", "[cli]")
+{
+  // 1-bit LAMB §6.1: x12 geometric warm-up over 7.5 %, then x0.9 per 4.2 % of the steps, the variance and the
+  // coefficients' averages frozen after 16.7 %; LAMB's best rate on this proxy, 0.02. LAMB + basic 1-bit (Table 2's
+  // comparison, coefficients frozen too) is not worse here: the claim's naive side does not reproduce.
+  const auto& onebit = row("onebit-lamb", kLamb, "char-gpt");
+  const auto& basic  = row("lamb-basic-1bit", kLamb, "char-gpt");
+  INFO(onebit.summary() << "; basic " << basic.summary());
+  CHECK(onebit.seeds.size() >= 3);
+  CHECK(onebit.mean_gap() <= onebit.threshold);
+  CHECK_FALSE(basic.min_gap() > onebit.max_gap());
+  check_rerun(row("lamb", kLamb, "char-gpt"), "onebit-lamb");
+}
+
+TEST_CASE("Convergence claims: char-gpt / SDP4Bit is not within 1 % of sharded DP on every seed - plain 4-bit weights "
+          "worse",
+          "[cli]")
+{
+  // SDP4Bit §5 claims its loss curves match the baseline's; on char-gpt seeds 1-3 give -1.4 % to +11.7 %.
+  const auto& sdp = row("sdp4bit", kSharded, "char-gpt");
+  const auto& qw  = row("qw", kSharded, "char-gpt");
+  INFO(sdp.summary() << "; qw " << qw.summary());
+  CHECK(sdp.seeds.size() >= 3);
+  CHECK(sdp.converges != ccsim::api::Converges::YES);
+  CHECK(qw.mean_gap() > sdp.mean_gap());
+  check_rerun(row("megatron-dp", kSharded, "char-gpt"), "sdp4bit");
+}
+
+TEST_CASE("Convergence claims: fine-tuning the pre-trained transformer with pp = 4 / AQ-SGD at fw2/bw4 within 3 % of "
+          "fp32 activations - DirectQ worse",
+          "[cli]")
+{
+  // AQ-SGD's claim is about fine-tuning (§1: activations change slowly once the model is trained): tiny-transformer
+  // pre-trained with fp32 Adam on GPL-2 (cached), fine-tuned on GPL-3 at a tenth of the pre-training rate.
+  check_claim(row("aq-sgd", kPipeline, "tiny-transformer"), row("directq", kPipeline, "tiny-transformer"));
+  check_rerun(row("fp32-pipeline", kPipeline, "tiny-transformer"), "aq-sgd");
+}
