@@ -42,7 +42,7 @@ cmake --build build -j"$jobs" 2>&1 | awk -v tty="$tty" '
   /^\[ *[0-9]+%\]/ {
     pct = substr($0, 2, index($0, "%") - 2) + 0
     if (tty) { printf "\rsetup: building %3d %%", pct > "/dev/stderr"; shown = 1 }
-    else if (pct >= last + 10 || pct == 100) { printf "setup: building %d %%\n", pct > "/dev/stderr"; last = pct }
+    else if (pct >= last + 10 || (pct == 100 && last != 100)) { printf "setup: building %d %%\n", pct > "/dev/stderr"; last = pct }
     next
   }
   /(error|warning):/ || context > 0 {
