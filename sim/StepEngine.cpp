@@ -27,15 +27,20 @@ namespace {
 std::unique_ptr<sg4::Engine> make_engine(const Topology& topo)
 {
   xbt_log_control_set("root.thres:critical");
-  int argc      = 1;
-  char name[]   = "ccsim";
-  char* argv[]  = {name, nullptr};
-  auto engine   = std::make_unique<sg4::Engine>(&argc, argv);
+  char name[] = "ccsim";
 #if defined(__SANITIZE_ADDRESS__)
   // AddressSanitizer cannot follow SimGrid's own stack switching between actors (scripts/test-sanitizers.sh):
-  // system threads as contexts keep its stack bookkeeping exact. Same simulation, only slower.
-  sg4::Engine::set_config("contexts/factory:thread");
+  // system threads as contexts keep its stack bookkeeping exact. Same simulation, only slower. Given on the command
+  // line the Engine parses, so it holds for every Engine a process makes (set_config after the constructor did not
+  // reach the context factory of a second Engine in one process: a swapped context was freed under ASan).
+  char factory[] = "--cfg=contexts/factory:thread";
+  int argc       = 2;
+  char* argv[]   = {name, factory, nullptr};
+#else
+  int argc     = 1;
+  char* argv[] = {name, nullptr};
 #endif
+  auto engine = std::make_unique<sg4::Engine>(&argc, argv);
   // ccsim's actors are shallow (no recursion, no large locals): 64 KiB stacks instead of SimGrid's 8 MiB (a stack
   // costs its whole size in memory: 32,768 actors of 256 KiB held 8.3 GB, issue 19), and no
   // guard page (each costs the process two kernel memory maps, and a 16,384-GPU round runs 32,768 actors: the
