@@ -12,6 +12,7 @@
 #include <numeric>
 #include <set>
 #include <tuple>
+#include <utility>
 
 namespace ccsim::api {
 
@@ -52,39 +53,42 @@ double EvidenceRow::max_gap() const
   return *std::max_element(g.begin(), g.end());
 }
 
-std::string EvidenceRow::summary() const
+namespace {
+/// The seeds' finite gaps as "+m % [+lo, +hi]" (percent), and how many seeds diverged; empty text when all did.
+std::pair<std::string, std::size_t> finite_gap_text(const EvidenceRow& row)
 {
   std::vector<double> finite;
-  for (double g : gaps())
+  for (double g : row.gaps())
     if (std::isfinite(g))
       finite.push_back(g);
-  const std::size_t diverged = seeds.size() - finite.size();
+  const std::size_t diverged = row.seeds.size() - finite.size();
   if (finite.empty())
-    return fmt::format("{} {}: diverged on all {} seeds", proxy, regime, seeds.size());
+    return {"", diverged};
   const double mean = std::accumulate(finite.begin(), finite.end(), 0.0) / static_cast<double>(finite.size());
-  return fmt::format("{} {}: {:+.1f} % [{:+.1f}, {:+.1f}] over {} seeds{}", proxy, regime, 100 * mean,
-                     100 * *std::min_element(finite.begin(), finite.end()),
-                     100 * *std::max_element(finite.begin(), finite.end()), seeds.size(),
+  return {fmt::format("{:+.1f} % [{:+.1f}, {:+.1f}]", 100 * mean, 100 * *std::min_element(finite.begin(), finite.end()),
+                      100 * *std::max_element(finite.begin(), finite.end())),
+          diverged};
+}
+} // namespace
+
+std::string EvidenceRow::summary() const
+{
+  const auto [text, diverged] = finite_gap_text(*this);
+  if (text.empty())
+    return fmt::format("{} {}: diverged on all {} seeds", proxy, regime, seeds.size());
+  return fmt::format("{} {}: {} over {} seeds{}", proxy, regime, text, seeds.size(),
                      diverged > 0 ? fmt::format(", {} diverged", diverged) : "");
 }
 
 std::string EvidenceRow::short_summary() const
 {
-  std::vector<double> finite;
-  for (double g : gaps())
-    if (std::isfinite(g))
-      finite.push_back(g);
   const std::string where = proxy + (regime == "fine-tuning" ? " fine-tuning" : "");
   if (algorithm == baseline)
     return where + " (the baseline)";
-  if (finite.empty())
+  const auto [text, diverged] = finite_gap_text(*this);
+  if (text.empty())
     return where + " diverged";
-  const double mean = std::accumulate(finite.begin(), finite.end(), 0.0) / static_cast<double>(finite.size());
-  const std::size_t diverged = seeds.size() - finite.size();
-  return fmt::format("{} {:+.1f} % [{:+.1f}, {:+.1f}]{}", where, 100 * mean,
-                     100 * *std::min_element(finite.begin(), finite.end()),
-                     100 * *std::max_element(finite.begin(), finite.end()),
-                     diverged > 0 ? fmt::format(" ({} diverged)", diverged) : "");
+  return fmt::format("{} {}{}", where, text, diverged > 0 ? fmt::format(" ({} diverged)", diverged) : "");
 }
 
 std::string default_evidence_path()
