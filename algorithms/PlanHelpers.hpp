@@ -37,6 +37,14 @@ inline sim::KernelOp kernel(std::string name, std::uint64_t bytes)
   return sim::KernelOp{std::move(name), bytes};
 }
 
+/// A kernel of the gradient synchronisation that the algorithm's paper times with its collectives (allreduce_ms).
+inline sim::KernelOp synchronisation_kernel(std::string name, std::uint64_t bytes)
+{
+  sim::KernelOp op{std::move(name), bytes};
+  op.synchronisation = true;
+  return op;
+}
+
 /// The optimizer step; `fallback` names the measured optimizer to use when `name` has no measurement.
 inline sim::OptimizerOp optimizer(std::string name, std::uint64_t params, std::string fallback = "")
 {

@@ -60,6 +60,10 @@ struct CommOp {
 struct KernelOp {
   std::string kernel; // a name from bench-kernels: "onebit_compress", "quant_int4_g128", ...
   std::uint64_t bytes; // input bytes the kernel streams
+  /// Part of the gradient synchronisation as the algorithm's paper times it: counted in allreduce_ms beside the
+  /// collectives (SDP4Bit Table 4's "Grad. Comm. Time" holds its quantization kernels: the unfused Hadamard variant
+  /// is 64.6 ms against 45.8 ms fused, over the same bytes).
+  bool synchronisation = false;
 };
 
 /// The optimizer update on every GPU; cost from the workload's calibration for this GPU

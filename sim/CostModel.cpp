@@ -35,7 +35,8 @@ double optimizer_seconds(const Topology& topo, const Workload& workload, const O
 
 double kernel_seconds(const Topology& topo, const KernelOp& op)
 {
-  return static_cast<double>(op.bytes) / topo.gpu.kernel_rate(op.kernel);
+  const auto bytes = static_cast<double>(op.bytes);
+  return bytes / topo.gpu.kernel_rate(op.kernel, bytes);
 }
 
 } // namespace ccsim::sim

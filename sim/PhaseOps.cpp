@@ -60,6 +60,8 @@ double run_ops(StepContext& c, const std::vector<Op>& ops, PhaseReport& r)
       const double t = kernel_seconds(*c.topo, *k) * c.kernel_factor;
       sg4::this_actor::sleep_for(t);
       r.compression_s += t;
+      if (k->synchronisation)
+        r.allreduce_s += t;
       record_op(c, k->kernel, "kernel", op_start);
     } else if (const auto* o = std::get_if<OptimizerOp>(&op)) {
       const double t = optimizer_seconds(*c.topo, *c.workload, *o) * c.kernel_factor;

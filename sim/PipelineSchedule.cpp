@@ -5,6 +5,7 @@
 #include "sim/PipelineSchedule.hpp"
 
 #include "sim/PipelineGroups.hpp"
+#include "sim/ShapedTransfer.hpp"
 #include "sim/StepAccounting.hpp"
 #include "sim/TraceRecording.hpp"
 
@@ -13,6 +14,7 @@
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <numeric>
 #include <utility>
@@ -129,6 +131,11 @@ void stage_actor(StageJob job)
       std::uint64_t bytes = 0;
       for (const auto& ranks : lane ? job.copies : std::vector<std::vector<int>>{job.ranks})
         bytes = count_stage_sends(c, ranks, job.stage, dir, pipe);
+      // On a tc-shaped link a long transfer goes slower than the rate (sim/ShapedTransfer.hpp); the bytes counted
+      // above stay the payload's.
+      const bool across = job.ranks[job.stage] / c.topo->gpus_per_node != job.ranks[peer] / c.topo->gpus_per_node;
+      bytes = static_cast<std::uint64_t>(
+          std::llround(shaped_transfer_bytes(*c.topo, static_cast<double>(bytes), across)));
       const bool measured       = job.chain == 0 && job.stage == (fwd ? 0 : 1);
       auto* durations           = measured ? (fwd ? job.fw_comm : job.bw_comm) : nullptr;
       queue  = sg4::Mailbox::by_name(fmt::format("q{}s{}{}", job.chain, job.stage, dir));

@@ -6,7 +6,10 @@
 #include "sim/NcclConfigJson.hpp"
 #include "sim/io/JsonInput.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <iterator>
 
 namespace ccsim::sim {
 
@@ -28,11 +31,27 @@ int parse_id(const io::JsonObject& ids, const std::string& key, std::int64_t cou
 }
 } // namespace
 
-double GpuSpec::kernel_rate(const std::string& kernel) const
+double GpuSpec::kernel_rate(const std::string& kernel, double bytes) const
 {
+  if (const auto it = kernel_curves.find(kernel); it != kernel_curves.end())
+    return rate_at_size(it->second, bytes);
   if (const auto it = kernel_bytes_per_s.find(kernel); it != kernel_bytes_per_s.end())
     return it->second;
   return memory_bytes_per_s * kernel_efficiency;
+}
+
+double rate_at_size(const std::vector<std::pair<double, double>>& curve, double bytes)
+{
+  // Linear in log(size) between measured sizes; the end points hold beyond them (no extrapolated speed-up).
+  if (bytes <= curve.front().first)
+    return curve.front().second;
+  if (bytes >= curve.back().first)
+    return curve.back().second;
+  const auto hi = std::lower_bound(curve.begin(), curve.end(), bytes,
+                                   [](const auto& point, double b) { return point.first < b; });
+  const auto lo = std::prev(hi);
+  const double w = std::log(bytes / lo->first) / std::log(hi->first / lo->first);
+  return lo->second + w * (hi->second - lo->second);
 }
 
 double Topology::inter_node_latency_s() const
@@ -75,7 +94,27 @@ Topology topology_from_json(const nlohmann::json& doc, const std::string& path)
     for (const auto& [name, value] : kernels->raw().items()) {
       if (io::is_note_key(name))
         continue;
-      t.gpu.kernel_bytes_per_s[name] = kernels->number_in(name, io::range::kKernelGbps) * 1e9; // GB/s of input
+      if (!kernels->raw().at(name).is_object()) {
+        t.gpu.kernel_bytes_per_s[name] = kernels->number_in(name, io::range::kKernelGbps) * 1e9; // GB/s of input
+        continue;
+      }
+      // {"MB": GB/s, ...}: the kernel measured at several buffer sizes (MB = 2^20 bytes).
+      const auto by_size = kernels->object(name);
+      auto& curve        = t.gpu.kernel_curves[name];
+      for (const auto& [size, rate] : by_size.raw().items()) {
+        if (io::is_note_key(size))
+          continue;
+        double mb = 0;
+        try { // a key is text: checked as a number in range, and reported at its own path if it is not
+          mb = io::parse_number(size, io::range::kKernelBufferMb, "");
+        } catch (const io::InputError& e) {
+          by_size.fail_at(size, "the key must be a buffer size in MB (2^20 bytes): " + e.problem());
+        }
+        curve.emplace_back(mb * 1048576.0, by_size.number_in(size, io::range::kKernelGbps) * 1e9);
+      }
+      if (curve.empty())
+        kernels->fail_at(name, "needs at least one \"MB\": GB/s pair, or one number");
+      std::sort(curve.begin(), curve.end());
     }
   }
 
@@ -92,7 +131,8 @@ Topology topology_from_json(const nlohmann::json& doc, const std::string& path)
   t.intra_latency_s   = intra.number_in("latency_us", io::range::kLatencyUs) * US;
 
   const auto nic = root.object("nic");
-  nic.allow_only({"count", "bandwidth_gbps", "effective_gbps", "latency_us", "per_flow_gbps", "bits_per_megabit", "kind"});
+  nic.allow_only({"count", "bandwidth_gbps", "effective_gbps", "latency_us", "per_flow_gbps", "bits_per_megabit", "kind",
+                  "shaper"});
   if (nic.has("kind"))
     t.nic_kind = nic.choice("kind", {"infiniband", "roce", "ethernet", "tcp", "efa", "slingshot"});
   // AQ-SGD's cluster labels its tc-shaped rates in binary megabits (Table 3: payload / time gives 2^20 bit/s).
@@ -101,12 +141,18 @@ Topology topology_from_json(const nlohmann::json& doc, const std::string& path)
   t.nic_count               = static_cast<int>(nic.integer_in_or("count", io::range::kNicCount, 1));
   const double nominal_gbps = nic.number_in("bandwidth_gbps", io::range::kLinkGbps);
   t.nic_nominal_bytes_per_s = nominal_gbps * unit;
+  t.nic_port_bytes_per_s    = t.nic_nominal_bytes_per_s;
   t.nic_bytes_per_s         = nic.number_in_or("effective_gbps", io::range::kLinkGbps, nominal_gbps) * unit;
   if (t.nic_bytes_per_s > t.nic_nominal_bytes_per_s * (1 + 1e-9))
     nic.fail_at("effective_gbps", "must not exceed bandwidth_gbps (the nominal rate)");
   t.nic_latency_s = nic.number_in("latency_us", io::range::kLatencyUs) * US;
   if (nic.has("per_flow_gbps"))
     t.per_flow_bytes_per_s = nic.number_in("per_flow_gbps", io::range::kLinkGbps) * unit;
+  if (const auto shaper = nic.object_if("shaper")) {
+    shaper->allow_only({"queue_ms", "backlog_efficiency"});
+    t.shaper = LinkShaper{shaper->number_in("queue_ms", io::range::kShaperQueueMs) / 1e3,
+                          shaper->number_in("backlog_efficiency", io::range::kFraction)};
+  }
 
   const auto fabric = root.object("fabric");
   fabric.allow_only({"kind", "oversubscription", "nodes_per_leaf", "latency_us", "leaves"});

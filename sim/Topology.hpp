@@ -12,6 +12,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ccsim::sim {
 
@@ -33,9 +35,25 @@ struct GpuSpec {
   double memory_bytes_per_s = 0;  // HBM bandwidth
   std::optional<double> memory_bytes; // HBM capacity (gpu.memory_gb); without it no run is checked for fit
   std::map<std::string, double> kernel_bytes_per_s; // compression kernel throughput (input bytes/s)
+  /// Throughput measured at several buffer sizes: (buffer bytes, bytes/s), ascending in size (gpu.kernel_gbps entries
+  /// given as {"MB": GB/s, ...}). A small buffer leaves the GPU part idle: SDP4Bit Table 5's A100 quantizer runs at
+  /// 306 GB/s on 8 MB and 689 GB/s on 2 GB.
+  std::map<std::string, std::vector<std::pair<double, double>>> kernel_curves;
   double kernel_efficiency = 0.5; // kernels without an entry stream at this fraction of memory bandwidth
-  /// Input bytes per second of a compression kernel on this GPU.
-  double kernel_rate(const std::string& kernel) const;
+  /// Input bytes per second of a compression kernel on this GPU streaming a buffer of `bytes`.
+  double kernel_rate(const std::string& kernel, double bytes) const;
+};
+
+/// A throughput-by-size curve read at `bytes`: linear in log(size) between its points, its end points beyond them.
+double rate_at_size(const std::vector<std::pair<double, double>>& curve, double bytes);
+
+/// A tc token-bucket shaper on every NIC, in force where a run sets the inter-node rate below the port's
+/// (`--bandwidth-gbps`, an experiment's bandwidth_gbps). A transfer's first `queue_s` worth of bytes at the shaped
+/// rate fills the shaper's queue and goes at that rate; beyond it, TCP loses packets at the full queue and the rest
+/// goes at `backlog_efficiency` of the rate (nic.shaper; sim/ShapedTransfer.hpp).
+struct LinkShaper {
+  double queue_s            = 0;
+  double backlog_efficiency = 1;
 };
 
 /// One node that differs from the rest (issue 16): a slower (or faster) GPU generation, a NIC at another rate.
@@ -67,6 +85,8 @@ struct Topology {
   double nic_latency_s = 0;
   std::string nic_kind;               // nic.kind: "infiniband", "roce", "tcp", "efa", ... ("" unsaid): calibration priors
   std::optional<double> per_flow_bytes_per_s; // cap of any one flow (e.g. one TCP stream)
+  double nic_port_bytes_per_s = 0;            // nic.bandwidth_gbps as the file gives it: a lower run rate is shaped
+  std::optional<LinkShaper> shaper;           // nic.shaper: TCP through a token bucket where the rate is shaped
   FabricKind fabric = FabricKind::SWITCH;
   double oversubscription = 1.0;
   int nodes_per_leaf = 0;                     // fat-tree

@@ -24,6 +24,7 @@ std::vector<ParamSpec> ShardedPlan::param_specs() const
 std::vector<sim::Op> sharded_gradient_ops(GradComm grads, std::size_t n, std::uint64_t g, std::size_t gg)
 {
   const std::uint64_t fp32 = 4ull * n;
+  // The quantization kernels count in allreduce_ms with the all-to-alls: SDP4Bit Table 4 times them together.
   std::vector<sim::Op> ops;
   switch (grads) {
   case GradComm::FP32_REDUCE_SCATTER:
@@ -37,31 +38,31 @@ std::vector<sim::Op> sharded_gradient_ops(GradComm grads, std::size_t n, std::ui
     // Stage 2: that 1/g, re-quantized to 4 bits, all-to-all among same-position peers on the other nodes.
     // With one DP rank per node (TP = GPUs per node) stage 1 has no peers and the whole buffer goes to stage 2.
     const bool hs = grads == GradComm::TLQ_HS;
-    ops.push_back(kernel(hs ? "hadamard32_quant_int8" : "quant_int8_g128", fp32));
+    ops.push_back(synchronisation_kernel(hs ? "hadamard32_quant_int8" : "quant_int8_g128", fp32));
     ops.push_back(collective("intra-node all-to-all gradients (8-bit)", Collective::ALL_TO_ALL, GroupKind::DP_INTRA_NODE,
                              numerics::group_quantized_bytes(n, 8, gg)));
-    ops.push_back(kernel("dequant_reduce_quant_int4", fp32));
+    ops.push_back(synchronisation_kernel("dequant_reduce_quant_int4", fp32));
     ops.push_back(collective("inter-node all-to-all gradients (4-bit)", Collective::ALL_TO_ALL, GroupKind::DP_INTER_NODE,
                              numerics::group_quantized_bytes(n / g, 4, gg)));
-    ops.push_back(kernel(hs ? "dequant_reduce_hadamard32" : "dequant_reduce", fp32 / g));
+    ops.push_back(synchronisation_kernel(hs ? "dequant_reduce_hadamard32" : "dequant_reduce", fp32 / g));
     break;
   }
   case GradComm::ULQ_INT4:
     // One level: 4-bit all-to-all over the whole DP group, then dequantize and sum (SDP4Bit §4.2 "ULq").
-    ops.push_back(kernel("quant_int4_g128", fp32));
+    ops.push_back(synchronisation_kernel("quant_int4_g128", fp32));
     ops.push_back(collective("all-to-all gradients (4-bit)", Collective::ALL_TO_ALL, GroupKind::DATA_PARALLEL,
                              numerics::group_quantized_bytes(n, 4, gg)));
-    ops.push_back(kernel("dequant_reduce", fp32));
+    ops.push_back(synchronisation_kernel("dequant_reduce", fp32));
     break;
   case GradComm::QGZ_INT4:
     // ZeRO++ qgZ: 4-bit both stages, re-quantized between them (notes §5.3).
-    ops.push_back(kernel("quant_int4_g128", fp32));
+    ops.push_back(synchronisation_kernel("quant_int4_g128", fp32));
     ops.push_back(collective("intra-node all-to-all gradients (4-bit)", Collective::ALL_TO_ALL, GroupKind::DP_INTRA_NODE,
                              numerics::group_quantized_bytes(n, 4, gg)));
-    ops.push_back(kernel("dequant_reduce_quant_int4", fp32));
+    ops.push_back(synchronisation_kernel("dequant_reduce_quant_int4", fp32));
     ops.push_back(collective("inter-node all-to-all gradients (4-bit)", Collective::ALL_TO_ALL, GroupKind::DP_INTER_NODE,
                              numerics::group_quantized_bytes(n / g, 4, gg)));
-    ops.push_back(kernel("dequant_reduce", fp32 / g));
+    ops.push_back(synchronisation_kernel("dequant_reduce", fp32 / g));
     break;
   }
 

@@ -3,9 +3,10 @@
 // off ccsim was out of sample in the nearest calibrated regime (api/run/PredictionErrors.hpp), widened when the run
 // extrapolates beyond it, with the reasons.
 //
-// The rule. The pool: the calibration rows on the run's topology whose metric is of the same kind (throughput:
-// samples/s, step time, TFLOP/s; communication: all-reduce and pipeline-send times), or every row of that topology
-// when fewer than 3 are of the kind, or every row of the kind on every topology when the topology has no calibration.
+// The rule. The pool: the calibration rows of the run's algorithm on its topology whose metric is of the same kind
+// (throughput: samples/s, step time, TFLOP/s; communication: all-reduce and pipeline-send times); when fewer than 3,
+// every algorithm's rows of the kind there; then every row of that topology; or, when the topology has no
+// calibration, every row of the kind on every topology (each topology weighing as one).
 // The base half-width h: the split-conformal 80 % quantile of the pool's |error| (the ceil(0.8 (n + 1))-th smallest,
 // the largest when n is small; at least 2 %), so that about 4 in 5 new rows of the same regime fall inside. Then
 // widened, a factor per way the run leaves the pool (each named in `why`):

@@ -58,6 +58,8 @@ inline constexpr Range kMaxNodes{1, 1048576};
 inline constexpr Range kTflops{1e-3, 1e5};
 inline constexpr Range kMemoryGbps{1, 1e5};           // GB/s of HBM
 inline constexpr Range kKernelGbps{1e-3, 1e5};        // GB/s of kernel input
+inline constexpr Range kShaperQueueMs{0, 1e5};         // a tc shaper's queue, in milliseconds at the shaped rate
+inline constexpr Range kKernelBufferMb{1e-6, 1e7};     // a kernel's buffer size in a throughput-by-size table
 inline constexpr Range kFraction{0, 1, true};         // a share in (0, 1]
 inline constexpr Range kLinkGbps{1e-4, 1e6};          // 100 kbit/s .. 1 Pbit/s per link
 inline constexpr Range kLatencyUs{0, 1e6};            // up to one second one way

@@ -35,7 +35,7 @@ TEST_CASE("Intervals: the base half-width is the conformal 80 percent quantile o
     e.rows.push_back(row("c", x));
   const auto w = half_width(e, at("c"), MetricKind::THROUGHPUT);
   CHECK(w.h == Approx(0.08));
-  CHECK_THAT(w.why, Catch::StartsWith("80 % of |error| over 9 throughput rows on c: 8.0 %"));
+  CHECK_THAT(w.why, Catch::StartsWith("80 % of |error| over 9 throughput rows of lamb on c: 8.0 %"));
   // truth = p / (1 + e) with |e| <= h: [p / 1.08, p / 0.92]
   const auto iv = interval_around(100, w);
   CHECK(iv.low == Approx(100 / 1.08));
@@ -82,4 +82,43 @@ TEST_CASE("Intervals: communication metrics use communication rows - too few fal
   CHECK(metric_kind("phase.compressed.allreduce_ms") == MetricKind::COMMUNICATION);
   CHECK(metric_kind("phase.fwd.pipeline_forward_comm_ms") == MetricKind::COMMUNICATION);
   CHECK(metric_kind("tflops_per_gpu") == MetricKind::THROUGHPUT);
+}
+
+TEST_CASE("Intervals: for a cluster with no calibration every calibrated topology weighs as one", "[api]")
+{
+  PredictionErrors e;
+  // "a": 18 rows at 1 %, "b": 2 rows at 10 %. By rows, the 80 % quantile is 1 % (rank ceil(0.8 x 21) = 17 of 20).
+  // Each topology weighing 1: a's rows 1/18 each, b's 1/2 each; cumulative weight reaches 0.8 x 2 = 1.6 only at b's
+  // second row, so the base is 10 %, doubled for the missing calibration: 20 %.
+  for (int i = 0; i < 18; ++i)
+    e.rows.push_back(row("a", 1.0));
+  e.rows.push_back(row("b", 10.0));
+  e.rows.push_back(row("b", -10.0));
+  const auto w = half_width(e, at("elsewhere"), MetricKind::THROUGHPUT);
+  CHECK(w.h == Approx(0.20));
+  CHECK_THAT(w.why, Catch::Contains("each topology weighing as one: 10.0 %"));
+  // A calibrated topology keeps its own rows' plain quantile: a's 18 rows at 1 % give the 2 % floor.
+  CHECK(half_width(e, at("a"), MetricKind::THROUGHPUT).h == Approx(0.02));
+}
+
+TEST_CASE("Intervals: the run's own algorithm's rows on the topology come first, then every algorithm's", "[api]")
+{
+  PredictionErrors e;
+  // lamb within 1 % on five rows, adam off by 10 % on five.
+  for (int i = 0; i < 5; ++i) {
+    e.rows.push_back(row("c", 1.0));
+    e.rows.push_back(row("c", 10.0));
+    e.rows.back().regime.algorithm = "adam";
+  }
+  // lamb: its own five rows, 1 % -> the 2 % floor; adam: rank ceil(0.8 x 6) = 5 of its five, 10 %.
+  CHECK(half_width(e, at("c"), MetricKind::THROUGHPUT).h == Approx(0.02));
+  Regime adam = at("c");
+  adam.algorithm = "adam";
+  CHECK(half_width(e, adam, MetricKind::THROUGHPUT).h == Approx(0.10));
+  // An algorithm with no row there: all ten rows, rank ceil(0.8 x 11) = 9 -> 10 %, x 1.25 for the algorithm.
+  Regime other = at("c");
+  other.algorithm = "slamb";
+  const auto w = half_width(e, other, MetricKind::THROUGHPUT);
+  CHECK(w.h == Approx(0.125));
+  CHECK_THAT(w.why, Catch::StartsWith("80 % of |error| over 10 throughput rows on c: 10.0 %"));
 }
