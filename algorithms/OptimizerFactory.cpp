@@ -40,12 +40,12 @@ OptimizerPtr make_dense(const MakeArgs& a)
 
 OptimizerPtr make_onebit_adam(const MakeArgs& a)
 {
-  return std::make_unique<numerics::OnebitAdam>(a.n, a.workers, a.hyper, a.kernels);
+  return std::make_unique<numerics::OnebitAdam>(a.layout, a.workers, a.hyper, a.kernels);
 }
 
 OptimizerPtr make_naive_onebit_adam(const MakeArgs& a)
 {
-  return std::make_unique<numerics::NaiveOnebitAdam>(a.n, a.workers, a.hyper, a.kernels);
+  return std::make_unique<numerics::NaiveOnebitAdam>(a.layout, a.workers, a.hyper, a.kernels);
 }
 
 OptimizerPtr make_onebit_lamb(const MakeArgs& a)
@@ -106,7 +106,8 @@ std::unique_ptr<numerics::DistributedOptimizer> make_distributed_optimizer(const
 {
   static const std::vector<std::string> keys = {"lr",    "beta1", "beta2",       "beta3",   "eps", "weight_decay",
                                                 "bias_correction", "c_min", "c_max", "freeze_step", "r_min", "r_max",
-                                                "r_threshold", "k", "H", "seed", "adam_variant", "momentum_mask"};
+                                                "r_threshold", "k", "H", "seed", "adam_variant", "momentum_mask",
+                                                "compression_unit"};
   for (const auto& [k, _] : hyper)
     if (std::find(keys.begin(), keys.end(), k) == keys.end())
       throw std::invalid_argument("unknown optimizer parameter '" + k + "'");

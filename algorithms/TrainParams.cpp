@@ -5,6 +5,7 @@
 #include "algorithms/LrSchedule.hpp"
 
 #include "numerics/MomentumMask.hpp"
+#include "numerics/Optimizers.hpp"
 
 #include "sim/io/JsonInput.hpp"
 
@@ -60,6 +61,11 @@ const std::vector<TrainParamSpec>& train_param_specs()
        "(DeepSpeed's exp_avg_mask, derived instead of given)",
        {0, static_cast<double>(numerics::momentum_mask_names().size() - 1)}, true, concat({{"onebit-adam"}, ONEBIT_LAMB}),
        numerics::momentum_mask_names()},
+      {"compression_unit", "model (one compressed allreduce for the whole model: DeepSpeed under fp16) or tensor "
+       "(one per parameter tensor, each with its own scale and error feedback: DeepSpeed in fp32). Default: tensor in "
+       "a 1-bit Adam comparison on char-gpt, else model (ccsim train says which ran)",
+       {0, static_cast<double>(numerics::compression_unit_names().size() - 1)}, true,
+       {"onebit-adam", "naive-1bit-adam"}, numerics::compression_unit_names()},
       {"c_min", "lower clip of LAMB's trust ratio", {0, 1e6}, false, LAMBS},
       {"c_max", "upper clip of LAMB's trust ratio", {0, 1e6, true}, false, LAMBS},
       {"beta3", "decay of the LAMB ratio average (1-bit LAMB) / staleness (SLAMB)", {0, 1}, false,

@@ -120,8 +120,55 @@ void DenseOptimizer::step(std::vector<Vec>& params, const std::vector<Vec>& grad
   }
 }
 
+const std::vector<std::string>& compression_unit_names()
+{
+  static const std::vector<std::string> names = {"model", "tensor"};
+  return names;
+}
+
+CompressedUnits::CompressedUnits(const TensorLayout& layout, std::size_t workers, const Hyper& h,
+                                 const CompressionKernels& kernels)
+{
+  const double unit = get(h, "compression_unit", 0);
+  if (!(unit == 0 || unit == 1))
+    throw std::invalid_argument("compression_unit must be 0 (model) or 1 (tensor)");
+  std::size_t end = 0;
+  for (const auto& t : layout)
+    end = std::max(end, t.offset + t.size);
+  if (static_cast<CompressionUnit>(static_cast<int>(unit)) == CompressionUnit::TENSOR)
+    units_ = layout;
+  else
+    units_ = {{"all", 0, end}};
+  for (const auto& u : units_)
+    ars_.emplace_back(u.size, workers, kernels);
+}
+
+void CompressedUnits::run(const std::vector<float*>& buffers)
+{
+  for (std::size_t u = 0; u < units_.size(); ++u) { // adam.py: one compressed_allreduce per parameter it is given
+    std::vector<float*> bufs;
+    for (float* b : buffers)
+      bufs.push_back(b + units_[u].offset);
+    ars_[u].run(bufs);
+  }
+}
+
+std::uint64_t CompressedUnits::bytes_sent_per_worker() const
+{
+  std::uint64_t sent = 0;
+  for (const auto& ar : ars_)
+    sent += ar.bytes_sent_per_worker();
+  return sent;
+}
+
 OnebitAdam::OnebitAdam(std::size_t n, std::size_t workers, const Hyper& h, const CompressionKernels& kernels)
-    : workers_(workers), h_(h), state_(workers), ar_(n, workers, kernels),
+    : OnebitAdam(TensorLayout{{"all", 0, n}}, workers, h, kernels)
+{
+}
+
+OnebitAdam::OnebitAdam(const TensorLayout& layout, std::size_t workers, const Hyper& h,
+                       const CompressionKernels& kernels)
+    : workers_(workers), h_(h), state_(workers), ar_(layout, workers, h, kernels),
       freeze_(static_cast<long>(get(h, "freeze_step", 100)))
 {
 }
@@ -138,11 +185,11 @@ void OnebitAdam::step(std::vector<Vec>& params, const std::vector<Vec>& grads)
   } else {
     if (steps_ == freeze_ && momentum_mask_of(h_) == MomentumMask::AUTO)
       mask_ = momentum_mask_from_variance(state_[0].v); // every worker holds the same warm-up variance
-    std::vector<float*> bufs;
-    for (std::size_t w = 0; w < workers_; ++w) {
+    for (std::size_t w = 0; w < workers_; ++w)
       state_[w].m = static_cast<float>(b1) * state_[w].m + static_cast<float>(1 - b1) * grads[w];
-      bufs.push_back(state_[w].m.data());
-    }
+    std::vector<float*> bufs;
+    for (auto& st : state_)
+      bufs.push_back(st.m.data());
     ar_.run(bufs); // every worker's m becomes the same compressed average
     if (mask_.size() != 0) // adam.py l.217–227: the mask after the compressed all-reduce
       for (auto& s : state_)
@@ -160,7 +207,13 @@ void OnebitAdam::step(std::vector<Vec>& params, const std::vector<Vec>& grads)
 }
 
 NaiveOnebitAdam::NaiveOnebitAdam(std::size_t n, std::size_t workers, const Hyper& h, const CompressionKernels& kernels)
-    : workers_(workers), h_(h), state_(workers), ar_(n, workers, kernels)
+    : NaiveOnebitAdam(TensorLayout{{"all", 0, n}}, workers, h, kernels)
+{
+}
+
+NaiveOnebitAdam::NaiveOnebitAdam(const TensorLayout& layout, std::size_t workers, const Hyper& h,
+                                 const CompressionKernels& kernels)
+    : workers_(workers), h_(h), state_(workers), ar_(layout, workers, h, kernels)
 {
 }
 

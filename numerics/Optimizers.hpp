@@ -66,27 +66,66 @@ private:
   std::vector<AdamState> state_;
 };
 
+/// What one compressed allreduce of 1-bit Adam covers. DeepSpeed's OnebitAdam compresses each parameter it is
+/// given separately, with its own padding, scales and error buffers (fp16/onebit/adam.py: the loop over
+/// group['params'] l.154, the per-parameter buffers l.172–181, compressed_allreduce l.212–216;
+/// deepspeedai/DeepSpeed at 38327e07), so what a "parameter" is decides the granularity:
+///   MODEL  — one flat buffer for the whole model: DeepSpeed under fp16, whose FP16_Optimizer hands the optimizer one
+///            flat fp32 master tensor per parameter group (runtime/fp16/fused_optimizer.py l.73–86; engine.py
+///            l.1549–1550 wraps 1-bit Adam in it), here with one group; ccsim's default;
+///   TENSOR — one per parameter tensor: DeepSpeed in fp32, where the engine hands OnebitAdam the model's parameters
+///            (runtime/engine.py l.1452–1458), or any torch training loop that calls OnebitAdam(model.parameters()).
+///            Each tensor gets its own RMS scale, so a tensor whose momentum is small next to the others' is not sent
+///            at their scale.
+enum class CompressionUnit { MODEL = 0, TENSOR = 1 };
+/// The words `--param compression_unit` takes, in enum order ("model", "tensor").
+const std::vector<std::string>& compression_unit_names();
+
+/// The compressed allreduces of one optimizer: one per unit of hyper "compression_unit" (MODEL when absent; any other
+/// index throws std::invalid_argument) over `layout` (the units are the layout's tensors, or one slice to its end).
+class CompressedUnits {
+public:
+  CompressedUnits(const TensorLayout& layout, std::size_t workers, const Hyper& h, const CompressionKernels& kernels);
+  /// buffers[w] (the whole flat vector each) are replaced unit by unit by the units' compressed averages.
+  void run(const std::vector<float*>& buffers);
+  /// Bytes one worker has put on the wire so far, over every unit.
+  std::uint64_t bytes_sent_per_worker() const;
+  const std::vector<CompressedAllreduce>& allreduces() const { return ars_; }
+
+private:
+  TensorLayout units_;
+  std::vector<CompressedAllreduce> ars_;
+};
+
 /// 1-bit Adam (1-bit Adam Algorithm 1; DeepSpeed fp16/onebit/adam.py, notes §2): Adam on averaged gradients for
 /// freeze_step steps, then the variance is frozen and each worker's LOCAL momentum m = b1·m + (1-b1)·g_local
-/// goes through the compressed allreduce with error feedback; x -= lr · m / (sqrt(v) + eps). No bias correction.
-/// The warm-up is DeepSpeed adam.py's own apex-form Adam without bias correction. Like onebit-lamb, it uses every
-/// gradient: DeepSpeed's first step() only initialises (adam.py l.241–245) but counts towards freeze_step, so at the
-/// same freeze_step ccsim makes one warm-up update more (freeze_step against freeze_step - 1); both compress from
-/// call freeze_step + 1. To replay a DeepSpeed run, drop its first gradient and pass freeze_step - 1.
+/// goes through the compressed allreduce with error feedback (one per compression unit: CompressionUnit);
+/// x -= lr · m / (sqrt(v) + eps). No bias correction. The warm-up is DeepSpeed adam.py's own apex-form Adam without
+/// bias correction. Like onebit-lamb, it uses every gradient: DeepSpeed's first step() only initialises (adam.py
+/// l.241–245) but counts towards freeze_step, so at the same freeze_step ccsim makes one warm-up update more
+/// (freeze_step against freeze_step - 1); both compress from call freeze_step + 1. To replay a DeepSpeed run, drop
+/// its first gradient and pass freeze_step - 1.
 /// `n` is the length of the parameter vector; the compressor runs its kernels on `kernels` (a static set, or one
 /// that outlives the optimizer).
 class OnebitAdam : public DistributedOptimizer {
 public:
+  /// One compressed allreduce for the whole flat vector of `n` parameters.
   OnebitAdam(std::size_t n, std::size_t workers, const Hyper& h, const CompressionKernels& kernels = cpu_kernels());
+  /// One compressed allreduce per compression unit (CompressionUnit, hyper "compression_unit"): the whole vector
+  /// (layout's end), or each tensor of `layout`.
+  OnebitAdam(const TensorLayout& layout, std::size_t workers, const Hyper& h,
+             const CompressionKernels& kernels = cpu_kernels());
   std::string phase() const override { return steps_ < freeze_ ? "warmup" : "compressed"; }
   void step(std::vector<Vec>& params, const std::vector<Vec>& grads) override;
   const AdamState& state(std::size_t w) const { return state_[w]; }
+  /// The compressed allreduces, one per unit, in layout order.
+  const std::vector<CompressedAllreduce>& allreduces() const { return ar_.allreduces(); }
 
 private:
   std::size_t workers_;
   Hyper h_;
   std::vector<AdamState> state_;
-  CompressedAllreduce ar_;
+  CompressedUnits ar_;
   long freeze_;
   long steps_ = 0;
   std::uint64_t warm_bytes_ = 0;
@@ -100,6 +139,9 @@ class NaiveOnebitAdam : public DistributedOptimizer {
 public:
   NaiveOnebitAdam(std::size_t n, std::size_t workers, const Hyper& h,
                   const CompressionKernels& kernels = cpu_kernels());
+  /// One compressed allreduce per compression unit (hyper "compression_unit"), as OnebitAdam.
+  NaiveOnebitAdam(const TensorLayout& layout, std::size_t workers, const Hyper& h,
+                  const CompressionKernels& kernels = cpu_kernels());
   std::string phase() const override { return "compressed"; }
   void step(std::vector<Vec>& params, const std::vector<Vec>& grads) override;
 
@@ -107,7 +149,7 @@ private:
   std::size_t workers_;
   Hyper h_;
   std::vector<AdamState> state_;
-  CompressedAllreduce ar_;
+  CompressedUnits ar_;
 };
 
 } // namespace ccsim::numerics

@@ -149,8 +149,8 @@ TEST_CASE("ccsim train: a comparison on char-gpt runs the schedule of the paper 
           "[cli]")
 {
   // Issue 30: 1-bit Adam's claim runs with 1-bit Adam §7.1's schedule for every algorithm of the list, its warm-up at
-  // 15 % of the steps, and the output names each default and its source. Given, --param wins; on the mlp (measured at
-  // a constant rate) no schedule is defaulted.
+  // 15 % of the steps, one compressed allreduce per tensor, and the output names each default and its source. Given,
+  // --param wins; on the mlp (measured at a constant rate) no schedule is defaulted.
   auto run = [](const std::string& args) {
     const auto r = run_ccsim("train --workers 4 --steps 20 --global-batch 8 --format json --quiet " + args);
     INFO(r.err);
@@ -168,8 +168,11 @@ TEST_CASE("ccsim train: a comparison on char-gpt runs the schedule of the paper 
         std::map<std::string, std::string>{
             {"lr_schedule", "bert / 1-bit Adam §7.1, for every algorithm of the comparison"}});
   CHECK(defaults(gpt[1]).at("freeze_step") == "3 / 15 % of the steps, 1-bit Adam §7.1");
+  // 1-bit Adam compresses each tensor alone, as DeepSpeed's OnebitAdam given the model's tensors (Adam reads no unit).
+  CHECK(defaults(gpt[1]).at("compression_unit").rfind("tensor / DeepSpeed's OnebitAdam", 0) == 0);
   // The defaults are exactly these parameters given by hand.
-  const auto given = run("--model char-gpt --algorithm adam,onebit-adam --param lr_schedule=bert");
+  const auto given =
+      run("--model char-gpt --algorithm adam,onebit-adam --param lr_schedule=bert --param compression_unit=tensor");
   CHECK(given[0]["final_loss"] == gpt[0]["final_loss"]);
   CHECK(given[1]["final_loss"] == gpt[1]["final_loss"]);
   CHECK(given[0]["defaults"].empty());

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <random>
+#include <stdexcept>
 
 using namespace ccsim::numerics;
 
@@ -122,4 +123,47 @@ TEST_CASE("OnebitAdam: after the freeze workers stay identical and send 1-bit by
   CHECK((xs[0] - xs[1]).norm() == 0);
   // 2 warm-up steps of fp32 ring bytes + 4 compressed steps of OnebitLayout(16, 2) wire bytes
   CHECK(opt.bytes_sent_per_worker() == 2 * ring_allreduce_bytes(n, W) + 4 * OnebitLayout(n, W).wire_bytes_per_worker());
+}
+
+TEST_CASE("OnebitAdam: compression_unit=tensor compresses each tensor alone - the notes' two-worker vector per tensor",
+          "[numerics]")
+{
+  // DeepSpeed's OnebitAdam runs one compressed_allreduce per parameter it is given (fp16/onebit/adam.py, step()). Two
+  // tensors of 16: worker w's momentum at the first compressed step is [x_w, 100·x_w] (beta1 = 0 makes it the
+  // gradient). Each tensor alone is the two-worker vector of notes/reference-implementations.md §1.6, whose first call
+  // gives server scales A, B; the compressed allreduce is positively homogeneous (RMS scales, signs), so the second
+  // tensor gives 100·A, 100·B. With one buffer for the whole model the first tensor's coordinates get the large
+  // tensor's scale instead.
+  const std::vector<float> x0 = {0.5f, -0.25f, 0, 1, -1, 0.125f, 0.75f, -0.5f, 0.3f, -0.2f, 0.1f, -0.9f, 0.6f, 0, -0.05f, 0.4f};
+  const std::vector<float> x1 = {-0.5f, 0.25f, 0.2f, 0.5f, -0.5f, -0.125f, 0.25f, 0.5f, -0.3f, -0.1f, 0.2f, 0.9f, -0.6f, 0.1f, 0.05f, -0.4f};
+  const float A = 0.337181563f, B = 0.293782667f;
+  const std::vector<float> result = {A, -A, A, A, -A, A, A, -A, B, -B, B, -B, B, B, -B, B};
+  const TensorLayout layout = {{"a", 0, 16}, {"b", 16, 16}};
+  auto first_compressed_momentum = [&](double unit) {
+    OnebitAdam opt(layout, 2,
+                   {{"lr", 0.1}, {"beta1", 0}, {"beta2", 0}, {"freeze_step", 1}, {"compression_unit", unit}});
+    std::vector<Vec> xs(2, Vec::Zero(32));
+    std::vector<Vec> warm(2, Vec::Ones(32)); // warm-up: v = 1 everywhere
+    opt.step(xs, warm);
+    std::vector<Vec> grads(2, Vec(32));
+    for (long i = 0; i < 16; ++i) {
+      grads[0][i] = x0[static_cast<std::size_t>(i)], grads[0][16 + i] = 100 * x0[static_cast<std::size_t>(i)];
+      grads[1][i] = x1[static_cast<std::size_t>(i)], grads[1][16 + i] = 100 * x1[static_cast<std::size_t>(i)];
+    }
+    opt.step(xs, grads);
+    CHECK(opt.phase() == "compressed");
+    CHECK((xs[0] - xs[1]).norm() == 0);
+    // x = -lr·1/(1 + eps) after the warm-up, then -lr·m/(1 + eps) with v frozen at 1.
+    for (long i = 0; i < 32; ++i)
+      CHECK(xs[0][i] == Approx(-0.1 - 0.1 * opt.state(0).m[i]).epsilon(1e-6));
+    return opt.state(0).m;
+  };
+  const Vec per_tensor = first_compressed_momentum(1);
+  for (long i = 0; i < 16; ++i) {
+    CHECK(per_tensor[i] == Approx(result[static_cast<std::size_t>(i)]).epsilon(1e-6));
+    CHECK(per_tensor[16 + i] == Approx(100 * result[static_cast<std::size_t>(i)]).epsilon(1e-6));
+  }
+  const Vec whole = first_compressed_momentum(0);
+  CHECK(std::abs(whole[0]) > 10 * A); // the first tensor's coordinates take the whole buffer's chunk scale
+  CHECK_THROWS_AS(OnebitAdam(layout, 2, {{"compression_unit", 2}}), std::invalid_argument);
 }
