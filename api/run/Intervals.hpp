@@ -10,7 +10,7 @@
 // The base half-width h: the split-conformal 80 % quantile of the pool's |error| (the ceil(0.8 (n + 1))-th smallest,
 // the largest when n is small; at least 2 %), so that about 4 in 5 new rows of the same regime fall inside. Then
 // widened, a factor per way the run leaves the pool (each named in `why`):
-//   inter-node rate below the pool's lowest      x (1 + log2(lowest / rate) / 2)
+//   inter-node rate below the pool's lowest      x (1 + log2(lowest / rate))
 //   inter-node rate above the pool's highest     x (1 + log2(rate / highest) / 4)
 //   GPUs outside the pool's range                x (1 + log2(ratio) / 4)
 //   a tp x pp split no pool row has              x 1.5

@@ -55,13 +55,13 @@ TEST_CASE("Intervals: each way out of the calibrated regime widens by its stated
   PredictionErrors e;
   for (const double x : {1.0, 2.0, 3.0, 4.0}) // n = 4: rank ceil(4) = 4, h = 4 %
     e.rows.push_back(row("c", x, "samples_per_s", 10));
-  // A quarter of the lowest calibrated rate: x (1 + log2(4) / 2) = x 2.
-  CHECK(half_width(e, at("c", 2.5), MetricKind::THROUGHPUT).h == Approx(0.08));
+  // A quarter of the lowest calibrated rate: x (1 + log2(4)) = x 3.
+  CHECK(half_width(e, at("c", 2.5), MetricKind::THROUGHPUT).h == Approx(0.12));
   // Four times the highest: x (1 + 2 / 4) = x 1.5.
   CHECK(half_width(e, at("c", 40), MetricKind::THROUGHPUT).h == Approx(0.06));
-  // A split no row has: x 1.5; with a quarter of the rate too: x 3.
+  // A split no row has: x 1.5; with a quarter of the rate too: x 4.5.
   CHECK(half_width(e, at("c", 10, 4), MetricKind::THROUGHPUT).h == Approx(0.06));
-  CHECK(half_width(e, at("c", 2.5, 4), MetricKind::THROUGHPUT).h == Approx(0.12));
+  CHECK(half_width(e, at("c", 2.5, 4), MetricKind::THROUGHPUT).h == Approx(0.18));
   // A topology without calibration: the pool of every topology's rows, doubled.
   const auto other = half_width(e, at("elsewhere"), MetricKind::THROUGHPUT);
   CHECK(other.h == Approx(0.08));
