@@ -35,7 +35,7 @@ double conformal_quantile(std::vector<double> abs_errors)
 
 /// The same quantile with every topology weighing as one, however many rows its tables have: for a cluster with no
 /// calibration, no one calibrated cluster should set the width (AQ-SGD's 49 values, most of them compute-bound and
-/// within 1 %, would otherwise halve it). Each topology's rows share a weight of 1; the pooled errors are sorted and
+/// within 1 %, would otherwise narrow it). Each topology's rows share a weight of 1; the pooled errors are sorted and
 /// the first whose cumulative weight reaches coverage x topologies is taken: the weighted 80 % quantile.
 double topology_weighted_quantile(const std::vector<const ErrorRow*>& pool)
 {
@@ -93,12 +93,21 @@ HalfWidth half_width(const PredictionErrors& errors, const Regime& r, MetricKind
     scope = fmt::format("{} rows on {}", pool.size(), r.topology);
   }
   if (pool.size() < kMinPool) {
+    // No calibration here: the run's algorithm on every calibrated topology first, as on a calibrated one, so that a
+    // cluster nobody calibrated is never given a narrower range than a calibrated one for the same algorithm.
     calibrated = false;
     pool.clear();
     for (const auto& e : errors.rows)
-      if (usable(e) && metric_kind(e.metric) == kind)
+      if (usable(e) && e.regime.algorithm == r.algorithm && metric_kind(e.metric) == kind)
         pool.push_back(&e);
-    scope = fmt::format("{} rows of every calibrated topology", pool.size());
+    scope = fmt::format("{} {} rows of {} on every calibrated topology", pool.size(), kind_name, r.algorithm);
+    if (pool.size() < kMinPool) {
+      pool.clear();
+      for (const auto& e : errors.rows)
+        if (usable(e) && metric_kind(e.metric) == kind)
+          pool.push_back(&e);
+      scope = fmt::format("{} rows of every calibrated topology", pool.size());
+    }
   }
   if (pool.empty())
     return {kCap, "no out-of-sample error to go by"};
@@ -118,17 +127,20 @@ HalfWidth half_width(const PredictionErrors& errors, const Regime& r, MetricKind
     workloads.insert(e->regime.workload);
     algorithms.insert(e->regime.algorithm);
   }
-  const double base = std::max(kFloor, calibrated ? conformal_quantile(abs_errors) : topology_weighted_quantile(pool));
-  double h          = base;
-  std::string why   = fmt::format("80 % of |error| over {}{}: {:.1f} %", scope,
-                                  calibrated ? "" : ", each topology weighing as one", 100 * base);
+  // Without calibration, the larger of the rows' quantile and the topologies' (each weighing as one): neither one
+  // topology's many accurate rows nor a few topologies' outliers may make an unknown cluster's range the narrower.
+  const double rows_q = conformal_quantile(abs_errors);
+  const double base   = std::max(kFloor, calibrated ? rows_q : std::max(rows_q, topology_weighted_quantile(pool)));
+  double h            = base;
+  std::string why     = fmt::format("80 % of |error| over {}{}: {:.1f} %", scope,
+                                    calibrated ? "" : " (by rows or by topology, the larger)", 100 * base);
   auto widen        = [&](double factor, const std::string& reason) {
     h *= factor;
     why += fmt::format("; x{:.2f}, {}", factor, reason);
   };
   if (!calibrated)
     widen(2.0, fmt::format("{} has no calibration", r.topology));
-  constexpr double kSame = 1e-9; // rates printed and read back agree to far better than this
+  constexpr double kSame = 0.02; // a rate within 2 % of a calibrated one is that rate (2 x 90.22 Gbit/s vs 180)
   if (r.inter_node_gbps < lowest * (1 - kSame))
     // One unit per halving: a slower link moves a run towards communication-bound, where the calibrated rows say
     // least; AQ-SGD's FP32 rows at 300 Mbit/s, below the then calibrated 500, came out 18-22 % off before issue 32's

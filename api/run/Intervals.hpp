@@ -6,7 +6,8 @@
 // The rule. The pool: the calibration rows of the run's algorithm on its topology whose metric is of the same kind
 // (throughput: samples/s, step time, TFLOP/s; communication: all-reduce and pipeline-send times); when fewer than 3,
 // every algorithm's rows of the kind there; then every row of that topology; or, when the topology has no
-// calibration, every row of the kind on every topology (each topology weighing as one).
+// calibration, the rows of the run's algorithm and kind on every topology, or when fewer than 3 every row of the kind
+// there; its base is the larger of the rows' quantile and the quantile with each topology weighing as one.
 // The base half-width h: the split-conformal 80 % quantile of the pool's |error| (the ceil(0.8 (n + 1))-th smallest,
 // the largest when n is small; at least 2 %), so that about 4 in 5 new rows of the same regime fall inside. Then
 // widened, a factor per way the run leaves the pool (each named in `why`):

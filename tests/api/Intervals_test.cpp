@@ -96,7 +96,17 @@ TEST_CASE("Intervals: for a cluster with no calibration every calibrated topolog
   e.rows.push_back(row("b", -10.0));
   const auto w = half_width(e, at("elsewhere"), MetricKind::THROUGHPUT);
   CHECK(w.h == Approx(0.20));
-  CHECK_THAT(w.why, Catch::Contains("each topology weighing as one: 10.0 %"));
+  CHECK_THAT(w.why, Catch::Contains("(by rows or by topology, the larger): 10.0 %"));
+  // The other way round, the rows' quantile is the larger: "a" has 20 rows at 30 %, "b" to "e" 2 rows at 1 % each.
+  // By rows: rank ceil(0.8 x 29) = 24 of 28 is one of a's, 30 %. By topology (5, target 0.8 x 5 = 4): the eight 1 %
+  // rows weigh 1/2 each and reach 4 at the eighth, 1 %. The larger, 30 %, doubled: 60 %.
+  PredictionErrors m;
+  for (int i = 0; i < 20; ++i)
+    m.rows.push_back(row("a", 30.0));
+  for (const char* t : {"b", "c", "d", "e"})
+    for (int i = 0; i < 2; ++i)
+      m.rows.push_back(row(t, 1.0));
+  CHECK(half_width(m, at("elsewhere"), MetricKind::THROUGHPUT).h == Approx(0.60));
   // A calibrated topology keeps its own rows' plain quantile: a's 18 rows at 1 % give the 2 % floor.
   CHECK(half_width(e, at("a"), MetricKind::THROUGHPUT).h == Approx(0.02));
 }
