@@ -69,43 +69,36 @@ HalfWidth half_width(const PredictionErrors& errors, const Regime& r, MetricKind
 {
   auto usable = [&](const ErrorRow& e) { return std::isfinite(e.error_pct) && !(skip && skip(e)); };
   std::vector<const ErrorRow*> pool;
+  // The usable rows `keep` accepts; whether there are enough of them to stand for a regime.
+  auto collect = [&](auto keep) {
+    pool.clear();
+    for (const auto& e : errors.rows)
+      if (usable(e) && keep(e))
+        pool.push_back(&e);
+    return pool.size() >= kMinPool;
+  };
+  auto here      = [&](const ErrorRow& e) { return e.regime.topology == r.topology; };
+  auto same_kind = [&](const ErrorRow& e) { return metric_kind(e.metric) == kind; };
+  auto same_alg  = [&](const ErrorRow& e) { return e.regime.algorithm == r.algorithm; };
+  const char* kind_name = kind == MetricKind::THROUGHPUT ? "throughput" : "communication";
   std::string scope;
   bool calibrated = true;
-  const char* kind_name = kind == MetricKind::THROUGHPUT ? "throughput" : "communication";
   // The nearest regime first: the same algorithm on the topology (an uncompressed baseline and its compressed rivals
   // miss by different amounts: AQ-SGD's FP32 rows by 1-6 %, its compressed ones by under 1 %).
-  for (const auto& e : errors.rows)
-    if (usable(e) && e.regime.topology == r.topology && e.regime.algorithm == r.algorithm && metric_kind(e.metric) == kind)
-      pool.push_back(&e);
-  scope = fmt::format("{} {} rows of {} on {}", pool.size(), kind_name, r.algorithm, r.topology);
-  if (pool.size() < kMinPool) {
-    pool.clear();
-    for (const auto& e : errors.rows)
-      if (usable(e) && e.regime.topology == r.topology && metric_kind(e.metric) == kind)
-        pool.push_back(&e);
+  if (collect([&](const ErrorRow& e) { return here(e) && same_alg(e) && same_kind(e); }))
+    scope = fmt::format("{} {} rows of {} on {}", pool.size(), kind_name, r.algorithm, r.topology);
+  else if (collect([&](const ErrorRow& e) { return here(e) && same_kind(e); }))
     scope = fmt::format("{} {} rows on {}", pool.size(), kind_name, r.topology);
-  }
-  if (pool.size() < kMinPool) {
-    pool.clear();
-    for (const auto& e : errors.rows)
-      if (usable(e) && e.regime.topology == r.topology)
-        pool.push_back(&e);
+  else if (collect(here))
     scope = fmt::format("{} rows on {}", pool.size(), r.topology);
-  }
-  if (pool.size() < kMinPool) {
+  else {
     // No calibration here: the run's algorithm on every calibrated topology first, as on a calibrated one, so that a
     // cluster nobody calibrated is never given a narrower range than a calibrated one for the same algorithm.
     calibrated = false;
-    pool.clear();
-    for (const auto& e : errors.rows)
-      if (usable(e) && e.regime.algorithm == r.algorithm && metric_kind(e.metric) == kind)
-        pool.push_back(&e);
-    scope = fmt::format("{} {} rows of {} on every calibrated topology", pool.size(), kind_name, r.algorithm);
-    if (pool.size() < kMinPool) {
-      pool.clear();
-      for (const auto& e : errors.rows)
-        if (usable(e) && metric_kind(e.metric) == kind)
-          pool.push_back(&e);
+    if (collect([&](const ErrorRow& e) { return same_alg(e) && same_kind(e); }))
+      scope = fmt::format("{} {} rows of {} on every calibrated topology", pool.size(), kind_name, r.algorithm);
+    else {
+      collect(same_kind); // whatever it holds: the widest pool there is
       scope = fmt::format("{} rows of every calibrated topology", pool.size());
     }
   }
