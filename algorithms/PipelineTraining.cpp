@@ -34,7 +34,7 @@ workloads::Mat direct(const workloads::Mat& a, int bits, std::uint64_t& bytes, c
 }
 } // namespace
 
-TrainResult train_pipeline(const TrainConfig& c)
+TrainResult train_pipeline(const TrainConfig& c, ActivationComm comm)
 {
   const auto wall0 = std::chrono::steady_clock::now();
   const int pp     = static_cast<int>(get(c.hyper, "pp", kDefaultPipelineStages));
@@ -50,8 +50,8 @@ TrainResult train_pipeline(const TrainConfig& c)
   const int steps_per_epoch = model.train_examples() / batch;
   if (steps_per_epoch < 1)
     throw std::invalid_argument("global batch larger than the training set");
-  const bool aq     = c.algorithm == "aq-sgd";
-  const bool quant  = c.algorithm != "fp32-pipeline";
+  const bool aq     = comm == ActivationComm::DELTA_QUANT;
+  const bool quant  = comm != ActivationComm::FP32;
   numerics::Vec p   = initial_params_of(c, model.initial_params(c.seed));
   numerics::AdamState opt;
   // Per-example buffers m(ξ) at every cut ([channels x positions] each); sender and receiver hold identical

@@ -1,6 +1,7 @@
 #include "api/advise/ConvergenceEvidence.hpp"
 
 #include "algorithms/PlanAlgorithm.hpp"
+#include "algorithms/Registry.hpp"
 #include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
@@ -137,6 +138,10 @@ std::vector<EvidenceRow> load_convergence_evidence(const std::string& path)
     row.algorithm = known(r, "algorithm");
     row.family    = r.string("family");
     row.baseline  = known(r, "baseline");
+    // A row measures its algorithm against its family's baseline (the algorithm's descriptor names it).
+    if (const auto& expected = algorithms::algorithm_named(row.algorithm).baseline; row.baseline != expected)
+      r.fail_at("baseline", fmt::format("is {}, but {} is compared against {}", io::echo(row.baseline), row.algorithm,
+                                        io::echo(expected)));
     row.proxy     = r.string("proxy");
     row.regime    = r.choice("regime", {"pre-training", "fine-tuning"});
     row.threshold = r.number_in("threshold", kThreshold);

@@ -5,6 +5,7 @@
 #include "api/run/Simulation.hpp"
 #include "api/training/PretrainCache.hpp"
 #include "algorithms/PlanAlgorithm.hpp"
+#include "algorithms/Registry.hpp"
 #include "algorithms/TrainParams.hpp"
 #include "algorithms/Training.hpp"
 #include "io/JsonInput.hpp"
@@ -140,6 +141,14 @@ TrainOutcome train_algorithms(const TrainRequest& in)
         lr_given ? "--param lr" : fmt::format("fine-tuning default: a tenth of the pre-training rate {}", kPretrainLr);
   }
 
+  // Every name must have an update (the registry's message, as train() gives it) before the claim is looked up.
+  for (const auto& algorithm : in.algorithms) {
+    try {
+      algorithms::trainable_algorithm(algorithm);
+    } catch (const std::invalid_argument& e) {
+      throw io::InputError("ccsim train", "", algorithm + ": " + e.what());
+    }
+  }
   // The schedule of the paper whose claim the list tests, the same for every algorithm of it.
   const auto claim = algorithms::claim_defaults(in.algorithms, in.model, hyper);
   hyper            = algorithms::with_defaults(hyper, claim);
