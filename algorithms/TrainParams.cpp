@@ -40,7 +40,8 @@ const List PIPELINE     = {"fp32-pipeline", "directq", "aq-sgd"};
 const std::vector<TrainParamSpec>& train_param_specs()
 {
   static const std::vector<TrainParamSpec> specs = {
-      {"lr", "learning rate", {0, 10, true}, false, concat({{"sgd"}, DATA_PARALLEL, SHARDED, PIPELINE})},
+      {"lr", "learning rate (the peak of a schedule). Default: 0.003 (fine-tuning: 0.0003), or on char-gpt the rate of "
+       "the claim the algorithms test (ccsim train says which ran)", {0, 10, true}, false, concat({{"sgd"}, DATA_PARALLEL, SHARDED, PIPELINE})},
       {"lr_schedule", "constant, bert (1-bit Adam §7.1: linear warm-up over 8.2 %, then x0.99 per 0.34 % of the steps), "
        "linear (LAMB: 10 % linear warm-up, linear decay to 0), onebit-lamb (1-bit LAMB §6.1: x12 geometric warm-up "
        "over 7.5 %, then x0.9 per 4.2 %) or slamb (SLAMB G.1: linear warm-up over 28.4 %, then (1 - t/T)^0.5); lr is "
