@@ -133,6 +133,12 @@ if a.check:
     old = {key(r): r for r in json.load(open(a.out))["rows"]}
     missing = [f"{alg} on {fam['proxy']}" for fam in families for alg in fam["algorithms"]
                if "check" not in old.get((alg, fam["family"], fam["proxy"], fam["regime"]), {})]
+    if len(missing) == sum(len(f["algorithms"]) for f in families):
+        # A file written before issue 42 (its source says so): nothing to rerun. Exit 77, which CTest reports as
+        # skipped (tests/CMakeLists.txt), not passed.
+        print(f"{a.out}: no row has a check value (an interim file written before issue 42's numerics): regenerate "
+              "it with scripts/convergence-evidence.sh; skipped")
+        sys.exit(77)
     if missing:
         sys.exit(f"convergence-evidence.sh: {a.out} has no check value for: {', '.join(missing)}")
     def rerun(fam):
