@@ -9,7 +9,7 @@
 // their uncompressed twin (onebit_allreduce: all_reduce; quantized_reduce_scatter: reduce_scatter;
 // quantized_all_gather: all_gather) and compress it as the algorithm would. algbw = bytes / time for all.
 
-#include "sim/CommPlan.hpp"
+#include "sim/model/CommPlan.hpp"
 
 #include <cstdint>
 #include <string>

@@ -71,7 +71,7 @@ MemoryFootprint memory_footprint(const PlanAlgorithm& algorithm, const sim::Work
     m.activations_note = "unknown: the workload has no seq_len, hidden, heads or layers";
     return m;
   }
-  // A workload with an architecture counts its own layer (sim/TransformerArchitecture.hpp: GQA, SwiGLU,
+  // A workload with an architecture counts its own layer (sim/model/TransformerArchitecture.hpp: GQA, SwiGLU,
   // FlashAttention, MoE, sequence parallelism); the papers' GPT, BERT and Swin layers keep eq. 2.
   const auto& arch = work.architecture;
   const bool sp    = work.sequence_parallel;

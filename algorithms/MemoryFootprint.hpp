@@ -5,8 +5,8 @@
 // fp16/bf16 weights and gradients, fp32 master weights, Adam/LAMB moments.
 
 #include "algorithms/PlanAlgorithm.hpp"
-#include "sim/CommPlan.hpp"
-#include "sim/Workload.hpp"
+#include "sim/model/CommPlan.hpp"
+#include "sim/model/Workload.hpp"
 
 #include <algorithm>
 #include <string>

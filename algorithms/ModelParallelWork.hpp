@@ -2,7 +2,7 @@
 // The communication of model parallelism inside one data-parallel replica, added to every phase of a non-pipeline
 // algorithm: tensor-parallel all-reduces, pipeline-stage transfers and a mixture's expert-parallel all-to-alls.
 
-#include "sim/CommPlan.hpp"
+#include "sim/model/CommPlan.hpp"
 
 namespace ccsim::algorithms {
 
@@ -15,7 +15,7 @@ namespace ccsim::algorithms {
 ///   activations. The data-parallel ops follow the flush.
 /// - Expert parallelism (ep > 1, a mixture of experts): per MoE layer and micro-batch, dispatch and combine forward
 ///   and their gradients backward, 4 all-to-alls among the ep ranks.
-/// A workload described by its architecture takes every size from sim/TransformerArchitecture.hpp; the papers'
+/// A workload described by its architecture takes every size from sim/model/TransformerArchitecture.hpp; the papers'
 /// workloads keep the GPT closed forms (4·layers/pp·b·s·h·2 and b·s·h·2 bytes).
 void add_model_parallel_work(sim::PhasePlan& phase, const sim::StepShape& shape);
 

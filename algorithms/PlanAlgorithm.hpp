@@ -1,9 +1,9 @@
 #pragma once
 // The simulation half of an algorithm unit: given the shape of one training step, say what is
-// communicated and computed after the backward pass, per phase (sim/CommPlan.hpp).
+// communicated and computed after the backward pass, per phase (sim/model/CommPlan.hpp).
 
-#include "sim/CommPlan.hpp"
-#include "sim/io/Limits.hpp"
+#include "sim/model/CommPlan.hpp"
+#include "io/Limits.hpp"
 
 #include <map>
 #include <string>

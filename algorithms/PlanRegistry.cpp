@@ -8,7 +8,7 @@
 #include "algorithms/sharded/ShardedPlan.hpp"
 #include "algorithms/sparse/SparsePlan.hpp"
 
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <algorithm>
 #include <memory>

@@ -7,7 +7,7 @@
 #include "numerics/MomentumMask.hpp"
 #include "numerics/Optimizers.hpp"
 
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -4,7 +4,7 @@
 // NaN learning rate, a zero divisor (H, gpus_per_node) or a negative step count.
 
 #include "numerics/Optimizers.hpp"
-#include "sim/io/Limits.hpp"
+#include "io/Limits.hpp"
 
 #include <string>
 #include <vector>

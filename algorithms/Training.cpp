@@ -7,7 +7,7 @@
 #include "algorithms/TrainParams.hpp"
 #include "algorithms/TrainingPaths.hpp"
 #include "algorithms/Registry.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include "numerics/ParallelFor.hpp"
 #include "workloads/proxy/ProxyModel.hpp"

@@ -4,7 +4,7 @@
 #include "api/output/Csv.hpp"
 #include "api/process/RunControl.hpp"
 
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -2,7 +2,7 @@
 // Option parsing shared by every subcommand: --help, --format table|json, and turning Boost's parse errors
 // into one-line InputErrors.
 
-#include "sim/io/Limits.hpp"
+#include "io/Limits.hpp"
 
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
@@ -44,7 +44,7 @@ bool parse_options(const std::string& command, const std::vector<std::string>& a
 
 /// Flags that carry numbers are declared as po::value<std::string> and read through these: Boost's own conversion
 /// would wrap "-1" into 2^64-1 for an unsigned type and accept "nan" or "inf" for a double. The range comes from
-/// sim/io/Limits.hpp; a violation is io::InputError("--<name>", ...). Empty when the flag is absent (a defaulted
+/// io/Limits.hpp; a violation is io::InputError("--<name>", ...). Empty when the flag is absent (a defaulted
 /// flag is always present).
 std::optional<std::int64_t> integer_flag(const po::variables_map& vm, const std::string& name, const io::Range& range);
 std::optional<double> number_flag(const po::variables_map& vm, const std::string& name, const io::Range& range);

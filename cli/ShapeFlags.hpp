@@ -1,6 +1,6 @@
 #pragma once
 // The flags that shape one simulated run (--gpus, --global-batch, --micro-batch, --tp, --pp), declared and read
-// once for every subcommand that simulates, each range-checked against sim/io/Limits.hpp.
+// once for every subcommand that simulates, each range-checked against io/Limits.hpp.
 
 #include "cli/Options.hpp"
 #include "api/run/Simulation.hpp"

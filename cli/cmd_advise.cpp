@@ -15,9 +15,9 @@
 #include "api/process/Spawn.hpp"
 #include "api/run/Simulation.hpp"
 #include "api/output/Table.hpp"
-#include "sim/Topology.hpp"
-#include "sim/Workload.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "sim/platform/Topology.hpp"
+#include "sim/model/Workload.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

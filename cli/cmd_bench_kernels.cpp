@@ -1,11 +1,11 @@
 // `ccsim bench-kernels [--backend cpu|cuda] [--bytes N] [--repeats R] [--threads T]`: compression kernel throughput.
-// The CPU path is the one CCSIM_SIMD / the CPU select (numerics/Simd.hpp); the table and JSON say which.
+// The CPU path is the one CCSIM_SIMD / the CPU select (numerics/SimdLevel.hpp); the table and JSON say which.
 #include "cli/Command.hpp"
 #include "numerics/SimdLevel.hpp"
 #include "cli/Options.hpp"
 #include "api/output/Table.hpp"
 #include "api/run/Backends.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

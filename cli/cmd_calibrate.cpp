@@ -7,8 +7,8 @@
 #include "api/output/Table.hpp"
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
-#include "sim/Topology.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "sim/platform/Topology.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

@@ -7,8 +7,8 @@
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
 #include "cli/Progress.hpp"
-#include "sim/StepEngine.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "sim/engine/StepEngine.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

@@ -10,7 +10,7 @@
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
 #include "cli/Progress.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

@@ -4,7 +4,7 @@
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
 #include "api/output/Table.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

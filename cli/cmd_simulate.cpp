@@ -10,7 +10,7 @@
 #include "api/run/ReportJson.hpp"
 #include "api/run/Simulation.hpp"
 #include "api/output/Table.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

@@ -15,7 +15,7 @@
 #include "api/process/Spawn.hpp"
 #include "api/output/Table.hpp"
 #include "api/run/Backends.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

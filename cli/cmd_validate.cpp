@@ -13,7 +13,7 @@
 #include "api/calibration/Refit.hpp"
 #include "api/process/Spawn.hpp"
 #include "api/output/Table.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

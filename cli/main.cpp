@@ -5,7 +5,7 @@
 #include "api/process/RunControl.hpp"
 #include "numerics/ParallelFor.hpp"
 #include "numerics/SimdLevel.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <cstdlib>
 #include <cstring>

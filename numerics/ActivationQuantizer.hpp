@@ -1,6 +1,6 @@
 #pragma once
 // AQ-SGD's activation quantizer (AQ-SGD §3.1, Algorithm 1; AC-SGD compress/fixpoint.py and delta_modules.py,
-// notes/reference-implementations.md §8): the per-channel kernels on raw host pointers, the contract the kernel sets
+// docs/design/notes/reference-implementations.md §8): the per-channel kernels on raw host pointers, the contract the kernel sets
 // implement (numerics/CompressionKernels.hpp; the CUDA twin is numerics/cuda/ActivationQuantizer.cuh).
 // Activations are [rows = micro_batch·seq, channels = hidden], row-major:
 //   scale_c = fp16(max_r |x[r][c]|)            one scale per hidden channel (fixpoint.py scale_dims=(0,1)),

@@ -1,6 +1,6 @@
 #pragma once
 // The 1-bit compressed allreduce of 1-bit Adam / 1-bit LAMB over N in-process workers, exactly as DeepSpeed's
-// NcclBackend.compressed_allreduce (notes/reference-implementations.md §1.2): worker error feedback and
+// NcclBackend.compressed_allreduce (docs/design/notes/reference-implementations.md §1.2): worker error feedback and
 // signs -> chunk r to rank r (alltoall) -> server average of the decompressed chunks + server error feedback
 // -> allgather of server signs and scales. The bytes "sent" are the packed buffers themselves. Each error is kept
 // as the last compensated vector and its scale (numerics/OnebitPack.hpp, issue 49): the same numbers, one pass.

@@ -1,6 +1,6 @@
 #pragma once
 // Symmetric group quantization as SDP4Bit implements it (tools/jet_quant_cuda/includes/quantization_utils.h l.73,
-// notes/reference-implementations.md §7.1): per group of `group` consecutive values,
+// docs/design/notes/reference-implementations.md §7.1): per group of `group` consecutive values,
 //   qmax = 2^(b-1) - 1 (7 at 4 bits, 127 at 8 bits),  v = x · (qmax / max|x|),  code = clamp(round(v), ±qmax),
 //   stored scale = max|x| / qmax in fp32 (SDP4Bit's "1/scale" param), dequant = code · scale.
 // An all-zero group gets scale 0 and codes 0.

@@ -1,6 +1,6 @@
 #pragma once
 // The 32x32 Sylvester Hadamard transform SDP4Bit uses to smooth gradient outliers before quantization
-// (SDP4Bit §3.2.2 "TLq-HS", Algorithm 3; hadamard_order = 5, notes/reference-implementations.md §7.4).
+// (SDP4Bit §3.2.2 "TLq-HS", Algorithm 3; hadamard_order = 5, docs/design/notes/reference-implementations.md §7.4).
 // ccsim applies the normalised form H/sqrt(32), which is orthogonal and its own inverse (H·H = 32·I); SDP4Bit's
 // unnormalised forward with a 1/32 inverse gives the same round trip, and the same quantized codes up to fp32
 // rounding, because the per-group scale absorbs the constant factor (max|Hx| scales with it). Sylvester order: H_1 = [1],

@@ -1,5 +1,5 @@
 #pragma once
-// Sizes of DeepSpeed's 1-bit compressed allreduce (notes/reference-implementations.md §1.2–1.4), used by
+// Sizes of DeepSpeed's 1-bit compressed allreduce (docs/design/notes/reference-implementations.md §1.2–1.4), used by
 // both the in-memory CompressedAllreduce and the simulator, so the bytes simulated are the bytes packed.
 
 #include <cstddef>
@@ -20,7 +20,7 @@ public:
   /// Elements each rank serves (its chunk of the padded buffer).
   std::size_t chunk_numel() const { return padded_ / workers_; }
   /// Phase 1, per rank: the packed signs of its whole padded buffer, N/8 bytes, sent N/(8W) to every rank
-  /// (all_to_all_single) — the ALL_TO_ALL's `bytes` in sim/CommPlan.hpp terms.
+  /// (all_to_all_single) — the ALL_TO_ALL's `bytes` in sim/model/CommPlan.hpp terms.
   std::uint64_t alltoall_bytes() const { return padded_ / 8; }
   /// Phase 2, per rank: the all-gathered server signs, N/8 bytes in all (N/(8W) contributed by each rank).
   std::uint64_t allgather_bytes() const { return padded_ / 8; }

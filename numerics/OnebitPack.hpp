@@ -1,7 +1,7 @@
 #pragma once
 // 1-bit sign compression as DeepSpeed's compressed allreduce does it: sign bits packed 8 per byte, first element
 // in the most significant bit, x >= 0 (0 and -0.0 included) -> bit 1 -> +1, x < 0 -> bit 0 -> -1: cupy.packbits
-// with bitorder 'big' on (sign(x)+1).bool() (notes/reference-implementations.md §1.3, deepspeed/runtime/comm/nccl.py
+// with bitorder 'big' on (sign(x)+1).bool() (docs/design/notes/reference-implementations.md §1.3, deepspeed/runtime/comm/nccl.py
 // l.67). These raw-pointer functions are the contract the CUDA twins (numerics/cuda/OnebitPack.cu) mirror.
 
 #include <cstddef>

@@ -1,7 +1,7 @@
 #pragma once
 // Sparsification for SLAMB and the naive sparse baselines. Random-k draws the SAME index set on every worker
 // from a shared seed and the step number (SLAMB §4.1: "a mask shared by all workers"; the reference draws it from a
-// fixed seed too, notes/reference-implementations.md §6), so only the k values travel and a dense allreduce of
+// fixed seed too, docs/design/notes/reference-implementations.md §6), so only the k values travel and a dense allreduce of
 // k floats averages them. Top-k picks each worker's own k largest magnitudes, so indices travel too.
 // Index sets are generated on the CPU; the CUDA twins of gather/scatter take them as a device copy.
 

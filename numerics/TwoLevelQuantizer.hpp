@@ -1,6 +1,6 @@
 #pragma once
 // SDP4Bit's quantized gradient reduce-scatter over G nodes x g GPUs per node, in memory (SDP4Bit §3.2, Algorithm 3,
-// Fig. 3; quantization_helper.py l.267–348, notes/reference-implementations.md §7.3–7.4):
+// Fig. 3; quantization_helper.py l.267–348, docs/design/notes/reference-implementations.md §7.3–7.4):
 //   1. every worker quantizes its whole (pre-divided, fp32) gradient at `intra_bits` (TLq: 8) — after a 32-point
 //      Hadamard transform for TLq-HS;
 //   2. intra-node all-to-all: local rank l receives, from each of the g workers on its node, the shards owned by the

@@ -1,7 +1,7 @@
 #pragma once
 // Weight communication of sharded data parallelism, compressed two ways (SDP4Bit §3.1 and §4.1):
 //  - qWD (SDP4Bit's): every rank keeps a bf16 model copy w̃. The shard owner sends Q(bf16(w) - w̃) (difference taken
-//    in bf16, notes/reference-implementations.md §7.2 sub_quantize.cu), int4, group 2048, stochastic rounding;
+//    in bf16, docs/design/notes/reference-implementations.md §7.2 sub_quantize.cu), int4, group 2048, stochastic rounding;
 //    every rank, the owner included, sets w̃ = bf16(w̃ + bf16(deQ)) (dequantize_add.cu, __hadd in bf16). The next
 //    difference is taken against the quantized copy, so no error buffer is needed (Algorithm 4, lines 7–8).
 //  - qW (ZeRO++ qwZ, the baseline): send Q(w) itself; the receiver's weights are deQ(Q(w)). SDP4Bit's

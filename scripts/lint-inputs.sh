@@ -5,13 +5,13 @@
 #   - declares a numeric Boost option (po::value<int>, <double>, <std::uint64_t>, ...): Boost wraps "-1" into 2^64-1
 #     and accepts nan; declare po::value<std::string> and read it with cli/Options.hpp's integer_flag/number_flag;
 #   - converts user text with std::stoi/stod/stoul/..., atoi/atof or strtol/strtod (they accept trailing junk,
-#     nan and inf, or wrap): use io::parse_integer / io::parse_number (sim/io/JsonInput.hpp);
+#     nan and inf, or wrap): use io::parse_integer / io::parse_number (io/JsonInput.hpp);
 #   - dumps JSON in cli/ or api/ with .dump( instead of io::dump_json, which never throws on invalid UTF-8.
 # Usage: scripts/lint-inputs.sh [SOURCE_DIR]
 set -uo pipefail
 root="${1:-$(dirname "$0")/..}"
 cd "$root" || exit 2
-folders=(cli api sim algorithms workloads numerics)
+folders=(cli api io sim algorithms workloads numerics)
 status=0
 
 check() { # message, extended regex, folders...

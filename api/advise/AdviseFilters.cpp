@@ -2,8 +2,8 @@
 #include "api/advise/AdviseFilters.hpp"
 
 #include "algorithms/PlanAlgorithm.hpp"
-#include "sim/io/InputError.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/InputError.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

@@ -2,8 +2,8 @@
 // `advise --algorithms / --tp / --pp`: the filters that restrict its candidates, checked against the cluster and the
 // model so that a value that can never apply is a one-line error naming the flag, not an empty ranking.
 
-#include "sim/Topology.hpp"
-#include "sim/Workload.hpp"
+#include "sim/platform/Topology.hpp"
+#include "sim/model/Workload.hpp"
 
 #include <string>
 #include <vector>

@@ -10,9 +10,9 @@
 #include "api/process/RunControl.hpp"
 #include "api/run/Simulation.hpp"
 #include "algorithms/PlanAlgorithm.hpp"
-#include "sim/Topology.hpp"
-#include "sim/Workload.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "sim/platform/Topology.hpp"
+#include "sim/model/Workload.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

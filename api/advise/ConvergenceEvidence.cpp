@@ -1,7 +1,7 @@
 #include "api/advise/ConvergenceEvidence.hpp"
 
 #include "algorithms/PlanAlgorithm.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

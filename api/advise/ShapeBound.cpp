@@ -1,11 +1,11 @@
 // Triage of `advise --search` candidates before simulation; see ShapeBound.hpp for the bound's derivation.
 #include "api/advise/ShapeBound.hpp"
 
-#include "sim/Collectives.hpp"
-#include "sim/CostModel.hpp"
-#include "sim/PipelineGroups.hpp"
-#include "sim/RankLayout.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "sim/collective/Collectives.hpp"
+#include "sim/compute/CostModel.hpp"
+#include "sim/layout/PipelineGroups.hpp"
+#include "sim/layout/RankLayout.hpp"
+#include "io/JsonInput.hpp"
 
 #include <algorithm>
 #include <variant>
@@ -14,7 +14,7 @@ namespace ccsim::api {
 
 namespace {
 /// Seconds the busiest NIC of the cluster needs, at its full rate, for the inter-node bytes of `phase`: its collectives
-/// as the engine schedules them (in a pipelined phase only those it runs there, sim/MessageCount.hpp) and its
+/// as the engine schedules them (in a pipelined phase only those it runs there, sim/collective/MessageCount.hpp) and its
 /// pipeline's per-micro-batch sends. Every byte that leaves (enters) a node crosses that node's uplink one way, so no
 /// schedule and no overlap with compute can carry them faster.
 double nic_lower_bound_s(const ResolvedRun& run, const sim::PhasePlan& phase)
@@ -63,7 +63,7 @@ double nic_lower_bound_s(const ResolvedRun& run, const sim::PhasePlan& phase)
 
 double compute_lower_bound_s(const ResolvedRun& run)
 {
-  // Stragglers give each stage a speed of its own (sim/PipelineSchedule.cpp): no bound is claimed for them.
+  // Stragglers give each stage a speed of its own (sim/schedule/PipelineSchedule.cpp): no bound is claimed for them.
   if (run.stragglers.active() || run.plan.phases.empty())
     return 0;
   const auto& s         = run.shape;

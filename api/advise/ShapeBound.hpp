@@ -4,10 +4,10 @@
 //  - it cannot run: a bad shape (the child would say why) or one that does not fit the GPUs' memory even with
 //    activation recomputation (pruned by memory);
 //  - it can run, with a lower bound on its step time that needs no simulation: its compute alone. Every phase of a
-//    step runs each micro-batch's forward and backward on every GPU one after another (sim/DataParallelStep.cpp), and a
+//    step runs each micro-batch's forward and backward on every GPU one after another (sim/schedule/DataParallelStep.cpp), and a
 //    pipelined phase cannot finish before the GPipe bound (m + pp - 1)(f + b): the last stage starts its first forward
 //    after pp - 1 forwards upstream, runs its m forwards and m backwards, and the first stage's last backward comes
-//    pp - 1 backwards after (sim/PipelineSchedule.cpp, stage_actor). Communication, kernels and the optimizer only
+//    pp - 1 backwards after (sim/schedule/PipelineSchedule.cpp, stage_actor). Communication, kernels and the optimizer only
 //    add to it, and a step's time is a mean of its phases' weighted by their shares of steps (api/run/Simulation.cpp),
 //    so the bound holds for the mean too. A phase also takes at least the time its busiest node's NIC needs, at full
 //    rate, for the inter-node bytes the phase sends through it (a bound whatever overlaps what).

@@ -3,8 +3,8 @@
 // as a Megatron user would choose them by hand. The global batch stays fixed: the convergence evidence that ranks
 // the algorithms was measured at a fixed batch, and only the split of that batch over the GPUs is searched.
 
-#include "sim/Topology.hpp"
-#include "sim/Workload.hpp"
+#include "sim/platform/Topology.hpp"
+#include "sim/model/Workload.hpp"
 
 #include <cstdint>
 #include <string>

@@ -6,9 +6,9 @@
 #include "api/calibration/NcclTestsText.hpp"
 #include "api/run/CollectiveSweep.hpp"
 #include "algorithms/CollectiveOps.hpp"
-#include "sim/NcclConfigJson.hpp"
-#include "sim/Topology.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "sim/platform/NcclConfigJson.hpp"
+#include "sim/platform/Topology.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

@@ -11,7 +11,7 @@
 // api/calibration/ConstantFit.hpp), the bandwidth likewise held at the NIC's nominal rate.
 
 #include "api/calibration/NcclFit.hpp"
-#include "sim/Collectives.hpp"
+#include "sim/collective/Collectives.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -5,8 +5,8 @@
 #include "api/calibration/CalibrationFits.hpp"
 #include "api/experiment/Experiment.hpp"
 #include "api/calibration/Refit.hpp"
-#include "sim/Topology.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "sim/platform/Topology.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

@@ -1,8 +1,8 @@
 #include "api/calibration/CalibratedTopology.hpp"
 
 #include "api/output/OutputFile.hpp"
-#include "sim/Topology.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "sim/platform/Topology.hpp"
+#include "io/JsonInput.hpp"
 
 namespace ccsim::api {
 

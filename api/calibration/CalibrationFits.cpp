@@ -2,7 +2,7 @@
 #include "api/calibration/CalibrationFits.hpp"
 
 #include "api/experiment/Experiment.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

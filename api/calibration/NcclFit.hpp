@@ -1,6 +1,6 @@
 #pragma once
 // The fit behind `ccsim calibrate --nccl-tests` on a topology with an "nccl" block: the collective model's physical
-// constants (sim/NcclModel.hpp) from one or more nccl-tests logs of the same cluster, within each link's line rate.
+// constants (sim/nccl/NcclModel.hpp) from one or more nccl-tests logs of the same cluster, within each link's line rate.
 //
 // Only what the logs can see is free: the NICs' delivered share (multi-node logs), the NVLink port's (several GPUs per
 // node), send/recv's (sendrecv logs), NVLS's (all-reduce on an NVLS cluster); the per-protocol network latency
@@ -12,11 +12,11 @@
 // bandwidths on the sizes of 64 MiB and more; B fits everything on every row, A's bandwidths held by a strong prior.
 // Every constant has a weak prior at the topology's value (the NIC's and NVLink's firmer), so one a log cannot see
 // stays put (and is named as resting on its prior). Rows whose out-of-place time is over 1.5 x their in-place time are
-// single bad measurements (a first call): reported, not fitted. The model's own times are fitted (sim/NcclModel.cpp:
+// single bad measurements (a first call): reported, not fitted. The model's own times are fitted (sim/nccl/NcclModel.cpp:
 // the simulation of an idle cluster takes exactly those), so a fit costs milliseconds per trial, not a simulation.
 
 #include "api/calibration/NcclTestsText.hpp"
-#include "sim/Topology.hpp"
+#include "sim/platform/Topology.hpp"
 
 #include <nlohmann/json.hpp>
 

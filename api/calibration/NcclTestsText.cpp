@@ -1,8 +1,8 @@
 // nccl-tests text, verbatim; see NcclTestsText.hpp.
 #include "api/calibration/NcclTestsText.hpp"
 
-#include "sim/io/JsonInput.hpp"
-#include "sim/io/Limits.hpp"
+#include "io/JsonInput.hpp"
+#include "io/Limits.hpp"
 
 #include <fmt/format.h>
 

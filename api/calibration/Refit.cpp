@@ -6,7 +6,7 @@
 #include "api/run/ReportJson.hpp"
 #include "api/process/RunControl.hpp"
 #include "api/run/Simulation.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <cmath>
 #include <filesystem>

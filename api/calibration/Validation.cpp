@@ -6,7 +6,7 @@
 #include "api/output/Statistics.hpp"
 #include "api/run/Intervals.hpp"
 #include "api/run/ResolvedRun.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

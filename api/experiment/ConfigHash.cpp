@@ -3,7 +3,7 @@
 #include "api/experiment/ConfigHash.hpp"
 
 #include "api/output/Checksum.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

@@ -2,8 +2,8 @@
 #include "api/experiment/Experiment.hpp"
 
 #include "api/run/Metrics.hpp"
-#include "sim/io/JsonInput.hpp"
-#include "sim/io/Presets.hpp"
+#include "io/JsonInput.hpp"
+#include "io/Presets.hpp"
 
 #include <fmt/format.h>
 

@@ -7,7 +7,7 @@
 #include "api/output/Table.hpp"
 #include "api/run/Metrics.hpp"
 #include "api/run/ReportJson.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <algorithm>
 #include <cmath>

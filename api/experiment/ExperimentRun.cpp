@@ -9,7 +9,7 @@
 #include "api/output/FolderLock.hpp"
 #include "api/output/OutputFile.hpp"
 #include "api/run/ReportJson.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

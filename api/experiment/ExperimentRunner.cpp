@@ -5,7 +5,7 @@
 #include "api/process/RunControl.hpp"
 #include "api/run/ReportJson.hpp"
 #include "api/run/Simulation.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

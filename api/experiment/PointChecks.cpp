@@ -2,7 +2,7 @@
 #include "api/experiment/PointChecks.hpp"
 
 #include "api/run/ResolvedRun.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 namespace ccsim::api {
 

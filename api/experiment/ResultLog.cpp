@@ -8,7 +8,7 @@
 #include "api/run/ReportChecks.hpp"
 #include "api/run/ReportJson.hpp"
 #include "api/process/WriteFully.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

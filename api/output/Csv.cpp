@@ -1,7 +1,7 @@
 // The one CSV writer: RFC 4180 fields, JSON rows flattened to named columns. See Csv.hpp.
 #include "api/output/Csv.hpp"
 
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <algorithm>
 #include <map>

@@ -3,7 +3,7 @@
 
 #include "api/output/OutputFile.hpp"
 #include "api/process/WriteFully.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

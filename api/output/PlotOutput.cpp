@@ -2,7 +2,7 @@
 
 #include "api/output/OutputFile.hpp"
 #include "api/process/Spawn.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <iostream>
 

@@ -4,7 +4,7 @@
 
 #include "api/process/WriteFully.hpp"
 #include "api/process/RunControl.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

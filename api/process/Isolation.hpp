@@ -11,7 +11,7 @@
 
 namespace ccsim::api {
 
-/// Progress of a simulation: messages simulated so far of those planned (sim/MessageCount.hpp).
+/// Progress of a simulation: messages simulated so far of those planned (sim/collective/MessageCount.hpp).
 using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
 
 /// A piece of work running in a forked child; its answer arrives on `fd`, its progress on `progress_fd`.

@@ -4,7 +4,7 @@
 // task index, whatever order the children finish in. A signal or --time-limit (api/process/RunControl.hpp) kills the
 // running children and ends the run early, keeping what finished.
 
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -3,7 +3,7 @@
 #include "api/process/Spawn.hpp"
 
 #include "api/process/RunControl.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <cerrno>
 #include <cstdio>

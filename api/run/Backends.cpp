@@ -3,7 +3,7 @@
 #include "numerics/cuda/CudaKernels.hpp"
 #include "numerics/cuda/Device.hpp"
 #include "numerics/cuda/KernelBenchCuda.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 namespace ccsim::api {
 

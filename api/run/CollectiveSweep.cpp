@@ -1,8 +1,8 @@
 // Collective sweeps; see CollectiveSweep.hpp.
 #include "api/run/CollectiveSweep.hpp"
 
-#include "sim/MessageCount.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "sim/collective/MessageCount.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

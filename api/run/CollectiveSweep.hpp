@@ -5,9 +5,9 @@
 
 #include "api/process/Isolation.hpp"
 #include "algorithms/CollectiveOps.hpp"
-#include "sim/NcclModel.hpp"
-#include "sim/StepEngine.hpp"
-#include "sim/Topology.hpp"
+#include "sim/nccl/NcclModel.hpp"
+#include "sim/engine/StepEngine.hpp"
+#include "sim/platform/Topology.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -38,7 +38,7 @@ struct CollectiveRow {
   double time_us     = 0;
   double algbw_gbytes_per_s = 0;
   double busbw_gbytes_per_s = 0;
-  // What ran (the collective model's choice, sim/NcclModel.hpp) and its own time on an idle cluster; empty for the
+  // What ran (the collective model's choice, sim/nccl/NcclModel.hpp) and its own time on an idle cluster; empty for the
   // compressed collectives, which run several.
   std::string algorithm, protocol, bottleneck;
   double model_us = 0;

@@ -1,7 +1,7 @@
 // Reading and writing the prediction-errors file; see PredictionErrors.hpp.
 #include "api/run/PredictionErrors.hpp"
 
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <filesystem>
 #include <mutex>

@@ -1,5 +1,5 @@
 #pragma once
-// The one serialisation of a SimulationReport: the `simulate --format json` document of DESIGN.md. It is also what a
+// The one serialisation of a SimulationReport: the `simulate --format json` document of docs/design/DESIGN.md. It is also what a
 // simulation child sends through its pipe and what an experiment's results log keeps, so report_from_json is the one
 // place a report is read back.
 

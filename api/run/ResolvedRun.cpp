@@ -2,7 +2,7 @@
 // the run (GPUs, tp x pp, the batch rules, the memory), and plan the algorithm's step. See ResolvedRun.hpp.
 #include "api/run/ResolvedRun.hpp"
 
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 
@@ -27,7 +27,7 @@ std::string known_algorithms()
   return s.empty() ? "none" : s;
 }
 
-/// An explicit --param ep, checked: expert parallelism as Megatron-Core lays it out (sim/RankLayout.hpp) puts ep
+/// An explicit --param ep, checked: expert parallelism as Megatron-Core lays it out (sim/layout/RankLayout.hpp) puts ep
 /// data-parallel replicas around one copy of a mixture's experts, so ep divides both the experts and dp. Tensor
 /// parallelism inside an expert-parallel group (Megatron-Core then needs sequence and expert-tensor parallelism) and
 /// the pipeline algorithms are not modelled with it.
@@ -106,7 +106,7 @@ ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
   if (algo == nullptr)
     throw io::InputError("--algorithm", "",
                          fmt::format("unknown algorithm {} (known: {})", io::echo(req.algorithm), known_algorithms()));
-  if (req.bandwidth_gbps) // both overrides range-check their value (sim/io/Limits.hpp)
+  if (req.bandwidth_gbps) // both overrides range-check their value (io/Limits.hpp)
     sim::override_inter_node_bandwidth(topo, *req.bandwidth_gbps);
   if (req.latency_us)
     sim::override_inter_node_latency(topo, *req.latency_us);
@@ -153,7 +153,7 @@ ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
   }
 
   // --- the run's shape, checked for possibility. Every count was range-checked where it was read (flags, experiment
-  // keys: sim/io/Limits.hpp), so the products below fit in 64 bits; checked here again for library callers.
+  // keys: io/Limits.hpp), so the products below fit in 64 bits; checked here again for library callers.
   io::check_range(req.gpus, io::range::kGpus, /*integer=*/true, "--gpus");
   if (req.tp)
     io::check_range(*req.tp, io::range::kParallelDegree, /*integer=*/true, "--tp");

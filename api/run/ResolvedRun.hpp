@@ -8,11 +8,11 @@
 
 #include "algorithms/MemoryFootprint.hpp"
 #include "algorithms/PlanAlgorithm.hpp"
-#include "sim/CommPlan.hpp"
-#include "sim/Collectives.hpp"
-#include "sim/Stragglers.hpp"
-#include "sim/Topology.hpp"
-#include "sim/Workload.hpp"
+#include "sim/model/CommPlan.hpp"
+#include "sim/collective/Collectives.hpp"
+#include "sim/compute/Stragglers.hpp"
+#include "sim/platform/Topology.hpp"
+#include "sim/model/Workload.hpp"
 
 #include <map>
 #include <string>

@@ -1,14 +1,14 @@
 // `simulate` as a library call: simulate a resolved run on the step engine and shape the result as the typed report
-// (whose JSON is DESIGN.md's). See Simulation.hpp.
+// (whose JSON is docs/design/DESIGN.md's). See Simulation.hpp.
 #include "api/run/Simulation.hpp"
 
-#include "api/output/TraceJson.hpp"
+#include "api/run/TraceJson.hpp"
 #include "api/run/Intervals.hpp"
 #include "api/run/ReportChecks.hpp"
 #include "api/run/ReportJson.hpp"
 
-#include "sim/MessageCount.hpp"
-#include "sim/StepEngine.hpp"
+#include "sim/collective/MessageCount.hpp"
+#include "sim/engine/StepEngine.hpp"
 
 #include <fmt/format.h>
 

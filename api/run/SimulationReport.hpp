@@ -1,5 +1,5 @@
 #pragma once
-// What one simulated configuration answers, typed: the fields of `ccsim simulate --format json` (DESIGN.md), one
+// What one simulated configuration answers, typed: the fields of `ccsim simulate --format json` (docs/design/DESIGN.md), one
 // struct per JSON object. api/run/ReportJson.hpp is its one serialisation (the JSON users read, and what a simulation
 // child sends back through its pipe); every caller reads these fields, never the JSON by string keys.
 
@@ -53,7 +53,7 @@ struct MemoryResult {
   std::string activations_note;
 };
 
-/// What a workload's architecture implies at this run's shape (sim/TransformerArchitecture.hpp); only for a workload
+/// What a workload's architecture implies at this run's shape (sim/model/TransformerArchitecture.hpp); only for a workload
 /// that has one. FLOPs in all three conventions: the run counts `attention_flops`' one.
 struct ModelResult {
   std::uint64_t params        = 0;
@@ -67,7 +67,7 @@ struct ModelResult {
   double activation_bytes_per_layer    = 0; // one micro-batch on one tensor-parallel rank, stored for backward
 };
 
-/// The random and fixed stragglers of a run (sim/Stragglers.hpp), when it has any.
+/// The random and fixed stragglers of a run (sim/compute/Stragglers.hpp), when it has any.
 struct StragglerResult {
   double compute_factor = 1;
   double kernel_factor  = 1;
@@ -132,7 +132,7 @@ struct SimulationReport {
   std::optional<std::vector<LinkLoad>> links;      // --links: the busiest links
   std::map<std::string, Interval> intervals;       // per headline metric (api/run/Intervals.hpp)
   /// --links: every link's load per op over time, and --trace: Chrome trace events. Documents for other tools
-  /// (plots/link_heatmap.py, Perfetto), made by api/output/TraceJson.hpp; carried as they are written.
+  /// (plots/link_heatmap.py, Perfetto), made by api/run/TraceJson.hpp; carried as they are written.
   std::optional<nlohmann::json> links_over_time;
   std::optional<nlohmann::json> trace;
 };

@@ -7,7 +7,7 @@
 #include "algorithms/PlanAlgorithm.hpp"
 #include "algorithms/TrainParams.hpp"
 #include "algorithms/Training.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

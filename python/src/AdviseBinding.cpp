@@ -6,7 +6,7 @@
 
 #include "api/advise/Advisor.hpp"
 #include "api/advise/ConvergenceEvidence.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>

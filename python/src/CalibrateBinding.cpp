@@ -6,8 +6,8 @@
 
 #include "api/calibration/CalibrateNccl.hpp"
 #include "api/calibration/CalibrateSteps.hpp"
-#include "sim/Topology.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "sim/platform/Topology.hpp"
+#include "io/JsonInput.hpp"
 
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>

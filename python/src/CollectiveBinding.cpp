@@ -6,7 +6,7 @@
 #include "algorithms/CollectiveOps.hpp"
 #include "api/run/CollectiveSweep.hpp"
 #include "api/run/ResolvedRun.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

@@ -7,7 +7,7 @@
 
 #include "api/experiment/ExperimentRun.hpp"
 #include "api/experiment/ExperimentRunner.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>

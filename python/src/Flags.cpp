@@ -1,7 +1,7 @@
 // Keyword arguments read as the command line reads its flags (see Flags.hpp): the same parsers, ranges and messages.
 #include "Flags.hpp"
 
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 

@@ -1,11 +1,11 @@
 #pragma once
 // A Python call's keyword arguments as the command line's flags: the package (ccsim/_inputs.py) turns each value
 // into the text a user would type after the flag (64, 2.5, "tcp"), and these read it with the very checks and
-// messages of cli/Options.cpp: sim/io/NumberInput's parse_integer / parse_number against the ranges of
-// sim/io/Limits.hpp, each error an io::InputError naming the flag ("--gpus: must be >= 1 and <= 65536 (got 0)").
+// messages of cli/Options.cpp: io/NumberInput's parse_integer / parse_number against the ranges of
+// io/Limits.hpp, each error an io::InputError naming the flag ("--gpus: must be >= 1 and <= 65536 (got 0)").
 
 #include "api/run/SimulateRequest.hpp"
-#include "sim/io/Limits.hpp"
+#include "io/Limits.hpp"
 
 #include <cstdint>
 #include <map>
@@ -33,7 +33,7 @@ private:
 };
 
 /// A topology or workload as Python gives it: a preset name or a path, or (with `json_text`) a dict written as JSON,
-/// parsed here with the file loaders' limits and duplicate-key check (sim/io/JsonFile.hpp) and called `name` in errors.
+/// parsed here with the file loaders' limits and duplicate-key check (io/JsonFile.hpp) and called `name` in errors.
 api::InputSource input_source(const std::string& name, const std::optional<std::string>& json_text);
 
 /// What `ccsim simulate` reads from its flags, from keyword arguments: the shape (--gpus, --global-batch,

@@ -4,7 +4,7 @@
 #include "Bindings.hpp"
 
 #include "api/process/RunControl.hpp"
-#include "sim/io/InputError.hpp"
+#include "io/InputError.hpp"
 
 #include <nanobind/stl/string.h>
 

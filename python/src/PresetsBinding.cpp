@@ -4,7 +4,7 @@
 
 #include "algorithms/PlanAlgorithm.hpp"
 #include "algorithms/Registry.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <nanobind/stl/string.h>
 

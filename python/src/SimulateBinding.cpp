@@ -8,9 +8,9 @@
 #include "api/run/ReportJson.hpp"
 #include "api/run/ResolvedRun.hpp"
 #include "api/run/Simulation.hpp"
-#include "sim/Topology.hpp"
-#include "sim/Workload.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "sim/platform/Topology.hpp"
+#include "sim/model/Workload.hpp"
+#include "io/JsonInput.hpp"
 
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>

@@ -7,7 +7,7 @@
 
 #include "api/run/Backends.hpp"
 #include "api/training/TrainRuns.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>

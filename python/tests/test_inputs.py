@@ -57,7 +57,7 @@ def test_a_dict_gives_the_files_answer():
 
 
 def test_an_edited_dict_answers_as_the_flag_that_sets_the_same_constant():
-    """nic.latency_us set in the dict is what --latency-us sets (sim/Topology.cpp: the same microseconds)."""
+    """nic.latency_us set in the dict is what --latency-us sets (sim/platform/Topology.cpp: the same microseconds)."""
     topology = ccsim.load_topology("v100x4-eth40g")
     topology["nic"]["latency_us"] = 300
     edited = ccsim.simulate(topology=topology, workload="bert-large", algorithm="adam", gpus=32).to_dict()

@@ -3,7 +3,7 @@
 #include "algorithms/MemoryFootprint.hpp"
 #include "algorithms/ModelParallelWork.hpp"
 #include "algorithms/PlanAlgorithm.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 #include "tests/support/CommOps.hpp"
 
 #include <catch2/catch.hpp>

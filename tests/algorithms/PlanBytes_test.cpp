@@ -43,7 +43,7 @@ const sim::PhasePlan& phase_named(const sim::StepPlan& plan, const std::string& 
 }
 } // namespace
 
-TEST_CASE("PlanBytes: every DESIGN.md algorithm is registered", "[algorithms]")
+TEST_CASE("PlanBytes: every docs/design/DESIGN.md algorithm is registered", "[algorithms]")
 {
   for (const char* name : {"adam", "lamb", "onebit-adam", "onebit-lamb", "slamb", "megatron-dp", "zeropp", "sdp4bit",
                            "qwd", "tlq", "tlq-hs", "fp32-pipeline", "directq", "aq-sgd", "naive-1bit-adam",

@@ -3,7 +3,7 @@
 // expected value is worked out by hand below.
 #include "api/experiment/Experiment.hpp"
 #include "api/experiment/ExperimentRows.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 #include "tests/support/RunCcsim.hpp"
 
 #include <catch2/catch.hpp>

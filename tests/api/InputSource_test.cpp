@@ -1,7 +1,7 @@
 // Topologies and workloads held in memory (a Python dict, a refit's trial constants) run exactly as the same files.
 #include "api/run/ReportJson.hpp"
 #include "api/run/Simulation.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <catch2/catch.hpp>
 

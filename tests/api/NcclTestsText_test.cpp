@@ -2,7 +2,7 @@
 // (published by others, README.md there gives the sources), the lines real logs carry around their tables, and a
 // table of the most rows allowed read whole.
 #include "api/calibration/NcclTestsText.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <catch2/catch.hpp>
 

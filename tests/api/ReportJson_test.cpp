@@ -2,7 +2,7 @@
 // prints is read back into the same report, and a damaged document is refused naming its field.
 #include "api/run/ReportJson.hpp"
 #include "api/run/Simulation.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <catch2/catch.hpp>
 

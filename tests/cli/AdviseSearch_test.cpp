@@ -2,7 +2,7 @@
 #include "api/advise/ShapeBound.hpp"
 #include "api/advise/ShapeSearch.hpp"
 #include "api/run/Simulation.hpp"
-#include "sim/CostModel.hpp"
+#include "sim/compute/CostModel.hpp"
 #include "tests/support/RunCcsim.hpp"
 
 #include <algorithm>

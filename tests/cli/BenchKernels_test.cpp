@@ -14,7 +14,7 @@ using ccsim::test::line_count;
 using ccsim::test::run_ccsim;
 
 namespace {
-// The names sim/ KernelOps use (DESIGN.md, issue 3 "Benchmark"): they must appear exactly like this.
+// The names sim/ KernelOps use (docs/design/DESIGN.md, issue 3 "Benchmark"): they must appear exactly like this.
 const std::set<std::string> k_required = {"memcpy",          "onebit_compress", "onebit_decompress",
                                           "quant_int4_g128", "quant_int8_g128", "hadamard32_quant_int4",
                                           "randk_gather",    "topk",            "aq_delta_quant"};

@@ -2,7 +2,7 @@
 // on known NIC constants, fit from a base topology with other constants, recover the known ones), nccl-tests' own
 // text layout, and one-line errors for what it cannot use.
 #include "api/calibration/NcclTestsText.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 #include "tests/support/RunCcsim.hpp"
 
 #include <catch2/catch.hpp>

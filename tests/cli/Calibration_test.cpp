@@ -1,4 +1,4 @@
-// The calibration tables of DESIGN.md ("Calibration and validation") reproduced by `ccsim experiment` from the
+// The calibration tables of docs/design/DESIGN.md ("Calibration and validation") reproduced by `ccsim experiment` from the
 // unchanged presets: the median |error| against the papers' numbers stays within the 8 % goal of issue 5.
 // The error is recomputed here from each row's `paper` and `predicted` values, 100 (predicted - paper) / paper,
 // rather than read from the runner's own median.

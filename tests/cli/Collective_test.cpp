@@ -36,7 +36,7 @@ TEST_CASE("ccsim collective: a W1 ring all-reduce takes 2(N-1)(S/N/B + alpha) in
   for (const int n : {8, 64, 1024}) {
     const double expected = 2.0 * (n - 1) * (S / n / B + ALPHA);
     for (const char* fidelity : {"fast", "exact"}) {
-      // 1,024 exact: 2,095,104 messages, each ring step timed on one node's flow (sim/SymmetricRound.hpp)
+      // 1,024 exact: 2,095,104 messages, each ring step timed on one node's flow (sim/collective/SymmetricRound.hpp)
       INFO(n << " GPUs, " << fidelity);
       const auto d = collective("--gpus " + std::to_string(n) + " -b 100M -e 100M --fidelity " + fidelity);
       CHECK(std::fabs(seconds_of(d) - expected) / expected < 1e-6);
@@ -111,7 +111,7 @@ TEST_CASE("ccsim collective: CCSIM_SYMMETRY=off simulates every message of an al
           "a bad value is one line",
           "[cli]")
 {
-  // 32 nodes of 8 A100: 65,024 messages in exact mode, timed on 72 flows with the reduction (sim/SymmetricRound.hpp).
+  // 32 nodes of 8 A100: 65,024 messages in exact mode, timed on 72 flows with the reduction (sim/collective/SymmetricRound.hpp).
   const std::string args = "collective --topology a100x8-ib100 --gpus 256 --op alltoall -b 16M -e 16M --fidelity exact "
                            "--format json";
   setenv("CCSIM_SYMMETRY", "off", 1);

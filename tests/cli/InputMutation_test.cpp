@@ -10,9 +10,9 @@
 #include "api/experiment/PointChecks.hpp"
 #include "api/experiment/ResultLog.hpp"
 #include "api/run/ReportJson.hpp"
-#include "sim/Topology.hpp"
-#include "sim/Workload.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "sim/platform/Topology.hpp"
+#include "sim/model/Workload.hpp"
+#include "io/JsonInput.hpp"
 #include "tests/support/Mutations.hpp"
 #include "tests/support/Processes.hpp"
 

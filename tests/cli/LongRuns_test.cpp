@@ -19,7 +19,7 @@ namespace {
 // Minutes of wall time in exact fidelity (one all-to-all round of 512 x 511 messages): a run that is still going
 // whenever a test signals it or its time limit falls.
 /// These tests need simulations that run for seconds: every message of an exact 1-bit LAMB step at 512 GPUs, and six
-/// exact 128-GPU points. Symmetric rounds (sim/SymmetricRound.hpp) would time those all-to-alls in milliseconds, so
+/// exact 128-GPU points. Symmetric rounds (sim/collective/SymmetricRound.hpp) would time those all-to-alls in milliseconds, so
 /// each test that runs them simulates every flow (CCSIM_SYMMETRY=off, inherited by the ccsim it starts).
 struct EveryFlow {
   EveryFlow() { setenv("CCSIM_SYMMETRY", "off", 1); }

@@ -1,5 +1,5 @@
 // A 70B-class 3D-parallel step (tp 8 x pp 4, many micro-batches): the fast fidelity and the reductions that make it
-// quick (pipeline lanes, sim/PipelineSchedule.cpp; one of several identical node sets, sim/FlowRounds.cpp) give the
+// quick (pipeline lanes, sim/schedule/PipelineSchedule.cpp; one of several identical node sets, sim/step/FlowRounds.cpp) give the
 // exact fidelity's answer and the fully simulated one's, on a shape small enough to simulate whole.
 #include "tests/support/RunCcsim.hpp"
 

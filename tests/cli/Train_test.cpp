@@ -60,7 +60,7 @@ TEST_CASE("ccsim train: the time curve runs warm-up steps of 1-bit Adam at Adam'
 
 TEST_CASE("ccsim train: --backend cuda without a device is one error line and exit 2", "[cli]")
 {
-  // The build/CI machines have no GPU (DESIGN.md), so this takes the error path there; on a GPU machine the run
+  // The build/CI machines have no GPU (docs/design/DESIGN.md), so this takes the error path there; on a GPU machine the run
   // goes through and reports the backend it used.
   const auto r = run_ccsim("train --algorithm onebit-adam --workers 2 --steps 2 --global-batch 8 --backend cuda "
                            "--format json");

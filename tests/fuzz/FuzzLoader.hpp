@@ -4,7 +4,7 @@
 // an InputError of more than one line or without the file's name. Sanitizer reports (ASan, UBSan) crash by
 // themselves. Run them with scripts/fuzz.sh.
 
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <cstdint>
 #include <cstdio>

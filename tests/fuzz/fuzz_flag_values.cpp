@@ -1,6 +1,6 @@
 // libFuzzer target: a flag's value as typed (io::parse_number and io::parse_integer, which every numeric flag goes
 // through): either a finite number in range or a one-line InputError naming the flag.
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <cmath>
 #include <cstdint>

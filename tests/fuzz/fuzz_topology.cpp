@@ -1,5 +1,5 @@
 // libFuzzer target: topology files (sim::load_topology).
-#include "sim/Topology.hpp"
+#include "sim/platform/Topology.hpp"
 #include "tests/fuzz/FuzzLoader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)

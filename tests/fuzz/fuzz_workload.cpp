@@ -1,5 +1,5 @@
 // libFuzzer target: workload files (sim::load_workload).
-#include "sim/Workload.hpp"
+#include "sim/model/Workload.hpp"
 #include "tests/fuzz/FuzzLoader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)

@@ -1,5 +1,5 @@
 // CompressedAllreduce against an independent fp64 restatement of DeepSpeed's compressed_allreduce
-// (notes/reference-implementations.md §1.2), with the error state carried over several calls.
+// (docs/design/notes/reference-implementations.md §1.2), with the error state carried over several calls.
 #include "numerics/CompressedAllreduce.hpp"
 #include "numerics/OnebitPack.hpp"
 

@@ -54,7 +54,7 @@ TEST_CASE("compress_compensated: sent + new error equals input + old error exact
 
 TEST_CASE("CompressedAllreduce: DeepSpeed's two-worker vector (notes §1.6) over two iterations", "[numerics]")
 {
-  // Hand-restated DeepSpeed compressed_allreduce in fp64 (notes/reference-implementations.md §1.6).
+  // Hand-restated DeepSpeed compressed_allreduce in fp64 (docs/design/notes/reference-implementations.md §1.6).
   const std::vector<float> x0 = {0.5f, -0.25f, 0, 1, -1, 0.125f, 0.75f, -0.5f, 0.3f, -0.2f, 0.1f, -0.9f, 0.6f, 0, -0.05f, 0.4f};
   const std::vector<float> x1 = {-0.5f, 0.25f, 0.2f, 0.5f, -0.5f, -0.125f, 0.25f, 0.5f, -0.3f, -0.1f, 0.2f, 0.9f, -0.6f, 0.1f, 0.05f, -0.4f};
   CompressedAllreduce ar(16, 2);

@@ -130,7 +130,7 @@ TEST_CASE("OnebitAdam: compression_unit=tensor compresses each tensor alone - th
 {
   // DeepSpeed's OnebitAdam runs one compressed_allreduce per parameter it is given (fp16/onebit/adam.py, step()). Two
   // tensors of 16: worker w's momentum at the first compressed step is [x_w, 100·x_w] (beta1 = 0 makes it the
-  // gradient). Each tensor alone is the two-worker vector of notes/reference-implementations.md §1.6, whose first call
+  // gradient). Each tensor alone is the two-worker vector of docs/design/notes/reference-implementations.md §1.6, whose first call
   // gives server scales A, B; the compressed allreduce is positively homogeneous (RMS scales, signs), so the second
   // tensor gives 100·A, 100·B. With one buffer for the whole model the first tensor's coordinates get the large
   // tensor's scale instead.

@@ -1,5 +1,5 @@
 // The `architecture` block of a workload: what it fills in, and each bad value as one line with its JSON path.
-#include "sim/Workload.hpp"
+#include "sim/model/Workload.hpp"
 #include "tests/support/InputErrors.hpp"
 #include "tests/support/RunCcsim.hpp"
 

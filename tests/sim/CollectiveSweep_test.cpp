@@ -1,4 +1,4 @@
-// More closed forms and fidelity checks for the collectives (sim/Collectives.cpp), on sizes and shapes that
+// More closed forms and fidelity checks for the collectives (sim/collective/Collectives.cpp), on sizes and shapes that
 // Collectives_test.cpp does not cover: reduce-scatter / all-gather over n = 2..256 (including n that do not
 // divide the buffer), latency sensitivity, hierarchical all-reduce on several node shapes, and fast vs exact
 // for reduce-scatter, all-gather and all-to-all on multi-GPU nodes.
@@ -24,7 +24,7 @@ double ceil_div(std::uint64_t a, std::uint64_t b)
 TEST_CASE("ReduceScatter and AllGather: exact mode equals (n-1)(alpha + ceil(S/n)/B) for n = 2..256", "[sim]")
 {
   // A ring of n ranks sends n-1 rounds of one chunk per rank; the chunk is S/n rounded up to whole bytes
-  // (sim/Collectives.cpp), which n = 7 needs (48 MiB is not a multiple of 7).
+  // (sim/collective/Collectives.cpp), which n = 7 needs (48 MiB is not a multiple of 7).
   const std::uint64_t bytes = 48ull << 20;
   for (int n : {2, 3, 7, 32, 256}) {
     const auto topo       = rdma_cluster(1, n, 100, 5);

@@ -114,7 +114,7 @@ TEST_CASE("TCP window: on a 10 ms WAN a flow is capped at window / (2 x path lat
   const std::uint64_t bytes = 1ull << 30;
   const double t = time_collective(topo, dp_shape(2, 1), Collective::ALL_REDUCE, bytes, Fidelity::EXACT, Algo::RING);
   const double path   = 2 * 0.5e-6 + 2 * 5e-3;
-  // LV08 scales a flow's rate by its bandwidth factor 0.97 after the window cap (notes/simgrid.md §3):
+  // LV08 scales a flow's rate by its bandwidth factor 0.97 after the window cap (docs/design/notes/simgrid.md §3):
   // 0.97 x 4 MiB / 20 ms = 203 MB/s, far below the link's 0.97 x 1.25 GB/s.
   const double window = 0.97 * 4194304 / (2 * path);
   const double bandwidth_only = 2 * (13.01 * path + (bytes / 2.0) / (0.97 * 1.25e9));

@@ -1,6 +1,6 @@
 // The progress line's denominator: planned_messages() counts, before a simulation, exactly the messages the step
 // engine then reports in StepReport::events, and the engine's progress callback climbs to that count.
-#include "sim/MessageCount.hpp"
+#include "sim/collective/MessageCount.hpp"
 #include "tests/sim/SimTestSupport.hpp"
 
 using namespace ccsim;

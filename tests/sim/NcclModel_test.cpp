@@ -1,10 +1,10 @@
-// The NCCL-structured collective model (sim/NcclModel.hpp): NCCL's graph and cost model against numbers worked by hand
+// The NCCL-structured collective model (sim/nccl/NcclModel.hpp): NCCL's graph and cost model against numbers worked by hand
 // from its tables, the double binary tree's NIC loads, the alpha-beta closed forms when the model is reduced to
-// ccsim's ring, and the flows (sim/NcclFlows.hpp) reproducing the model's own time on an idle cluster.
-#include "sim/DoubleTree.hpp"
-#include "sim/NcclGraph.hpp"
-#include "sim/NcclModel.hpp"
-#include "sim/NcclTuner.hpp"
+// ccsim's ring, and the flows (sim/nccl/NcclFlows.hpp) reproducing the model's own time on an idle cluster.
+#include "sim/nccl/DoubleTree.hpp"
+#include "sim/nccl/NcclGraph.hpp"
+#include "sim/nccl/NcclModel.hpp"
+#include "sim/nccl/NcclTuner.hpp"
 #include "tests/sim/SimTestSupport.hpp"
 
 #include <cmath>
@@ -18,7 +18,7 @@ namespace sim = ccsim::sim;
 
 namespace {
 /// An NCCL-mode cluster: g GPUs per node on `port_gbps` ports (line `line_gbps`), `nics` NICs of `nic_gbps`, every
-/// link latency 0 (the collective's latency is NCCL's, sim/NcclModel.hpp).
+/// link latency 0 (the collective's latency is NCCL's, sim/nccl/NcclModel.hpp).
 sim::Topology nccl_cluster(sim::GpuArch arch, int g, int nodes, double line_gbps, double port_gbps, int nics,
                            double nic_gbps, bool nvls = false)
 {

@@ -2,8 +2,8 @@
 // closed forms, the step engine's bucketed reduction and prefetch against them (bucket times measured alone, a
 // separate simulation), tensor-parallel communication never hidden, "exposed comm" never above "comm", and the
 // recomputed forward pass charged.
-#include "sim/OverlapSchedule.hpp"
-#include "sim/PipelineCriticalPath.hpp"
+#include "sim/layout/OverlapSchedule.hpp"
+#include "sim/schedule/PipelineCriticalPath.hpp"
 #include "tests/sim/SimTestSupport.hpp"
 
 using namespace ccsim;

@@ -1,8 +1,8 @@
-// Pipelines simulated one group of chains for all (sim/PipelineGroups.hpp): the groups found by hand on small layouts,
+// Pipelines simulated one group of chains for all (sim/layout/PipelineGroups.hpp): the groups found by hand on small layouts,
 // the refusals, and the same step (time, per-message times, bytes, events, link loads) as the whole pipeline simulated
 // (CCSIM_SYMMETRY=off) on rdma and tcp switches and 2:1 fat-trees, with and without a core, tp 1 and 2, one and several
 // micro-batches.
-#include "sim/PipelineGroups.hpp"
+#include "sim/layout/PipelineGroups.hpp"
 #include "tests/sim/SimTestSupport.hpp"
 
 #include <cstdlib>
@@ -165,7 +165,7 @@ TEST_CASE("PipelineGroups: behind an oversubscribed core the groups meet, so the
 TEST_CASE("Pipeline lanes: the tp chains of a replica driven by one set of actors give the whole pipeline's step",
           "[sim]")
 {
-  // dp 1: a single group, so only the lanes reduce (sim/PipelineSchedule.cpp): tp 8 on 8-GPU nodes (a Megatron
+  // dp 1: a single group, so only the lanes reduce (sim/schedule/PipelineSchedule.cpp): tp 8 on 8-GPU nodes (a Megatron
   // 70B's tp 8 x pp 4), tp 4 on 8-GPU nodes (two lanes' worth of blocks per node), tcp with a core, a 2:1 fat-tree.
   auto rdma8 = rdma_cluster(8, 4, 100, 5);
   auto tcp8  = rdma8;

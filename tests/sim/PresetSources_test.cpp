@@ -1,7 +1,7 @@
-// CONVENTIONS.md rule 6 / DESIGN.md "Presets": every calibrated number in a topology or workload preset carries
+// docs/design/DESIGN.md "Presets": every calibrated number in a topology or workload preset carries
 // a "source" note naming the paper table. Checked structurally: every JSON object that holds a number has a
 // note key of its own ("source", "source_<x>"), or its parent names it with "source_<key>".
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -52,10 +52,10 @@ void check_kind(const std::string& kind, std::size_t at_least)
 
 TEST_CASE("PresetSources: every number in a topology preset has a source note", "[sim]")
 {
-  check_kind("topologies", 7); // the 7 clusters of DESIGN.md
+  check_kind("topologies", 7); // the 7 clusters of docs/design/DESIGN.md
 }
 
 TEST_CASE("PresetSources: every number in a workload preset has a source note", "[sim]")
 {
-  check_kind("workloads", 13); // the 13 models of DESIGN.md
+  check_kind("workloads", 13); // the 13 models of docs/design/DESIGN.md
 }

@@ -1,7 +1,7 @@
 // A tc-shaped link (topology nic.shaper) and kernels measured by buffer size (gpu.kernel_gbps curves): closed forms.
-#include "sim/ShapedTransfer.hpp"
-#include "sim/Topology.hpp"
-#include "sim/io/InputError.hpp"
+#include "sim/platform/ShapedTransfer.hpp"
+#include "sim/platform/Topology.hpp"
+#include "io/InputError.hpp"
 #include "tests/support/RunCcsim.hpp"
 #include "tests/support/SimulateJson.hpp"
 

@@ -2,7 +2,7 @@
 // Simulation tests: SimGrid's Engine is one per process, so every simulation runs in a forked child that
 // sends its measured numbers back through a pipe.
 
-#include "sim/StepEngine.hpp"
+#include "sim/engine/StepEngine.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // The straggler model against closed forms: a fixed slow rank, and the random model's mean against the expected
 // maximum of N lognormal draws (numerical integration, independent of the sampler).
-#include "sim/Stragglers.hpp"
+#include "sim/compute/Stragglers.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
-// Symmetric rounds timed on half flows through the fabric port (sim/SymmetricRound.hpp): the same time as every flow
+// Symmetric rounds timed on half flows through the fabric port (sim/collective/SymmetricRound.hpp): the same time as every flow
 // simulated (CCSIM_SYMMETRY=off), the alpha-beta closed form of an all-to-all at 1,024 GPUs in both fidelities, and
 // the cases where the reduction would not be exact refused.
-#include "sim/Platform.hpp"
-#include "sim/SymmetricRound.hpp"
+#include "sim/platform/Platform.hpp"
+#include "sim/collective/SymmetricRound.hpp"
 #include "tests/sim/SimTestSupport.hpp"
 
 #include <simgrid/s4u.hpp>
@@ -188,7 +188,7 @@ TEST_CASE("SymmetricRound: NCCL's tree and NVLS-Tree rounds take the time of eve
 {
   // Every GPU sends inside its node and to its rail peers on other nodes in the same round; with the inter-node flows
   // halved through the fabric port, the ports still carry both kinds (the mirror links are one set per direction,
-  // sim/Platform.cpp build_fabric_port).
+  // sim/platform/Platform.cpp build_fabric_port).
   for (const int nodes : {2, 4}) {
     auto topo                      = rdma_cluster(8, nodes, 2944, 1, 2850, 0.5);
     topo.intra_nominal_bytes_per_s = 3600e9 / 8;
@@ -214,7 +214,7 @@ TEST_CASE("FlowRounds: collectives on disjoint sets of nodes that copy one anoth
           "[sim]")
 {
   // tp 8 x pp 4 x dp 4 on 16 nodes of 8 GPUs: each pipeline stage's data-parallel groups hold 4 nodes of their own
-  // (rank = stage x 32 + d x 8 + t), so a round's flows fall into 4 copies on disjoint nodes (sim/FlowRounds.cpp,
+  // (rank = stage x 32 + d x 8 + t), so a round's flows fall into 4 copies on disjoint nodes (sim/step/FlowRounds.cpp,
   // one_group_of_identical); tp 2 x pp 2 x dp 8 on 4-GPU nodes likewise. Reduced == every flow simulated.
   auto rdma8 = rdma_cluster(8, 16, 100, 5);
   auto tcp4  = rdma_cluster(4, 8, 25, 20);

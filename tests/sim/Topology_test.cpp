@@ -1,6 +1,6 @@
 // Topology files: valid ones load with units converted once; bad fields are one-line errors at their path.
-#include "sim/Topology.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "sim/platform/Topology.hpp"
+#include "io/JsonInput.hpp"
 #include "tests/support/RunCcsim.hpp"
 
 #include <catch2/catch.hpp>

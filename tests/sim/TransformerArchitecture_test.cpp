@@ -1,10 +1,10 @@
 // Workloads from their architecture (issue 29): parameters, FLOPs, tensors, activation memory and message sizes
 // against hand-worked counts and published numbers, and the presets that use them.
-#include "sim/Collectives.hpp"
-#include "sim/RankLayout.hpp"
-#include "sim/TransformerArchitecture.hpp"
-#include "sim/Workload.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "sim/collective/Collectives.hpp"
+#include "sim/layout/RankLayout.hpp"
+#include "sim/model/TransformerArchitecture.hpp"
+#include "sim/model/Workload.hpp"
+#include "io/JsonInput.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -50,7 +50,7 @@ TEST_CASE("TransformerArchitecture: Llama-2-70B has exactly the released weights
 {
   // The acceptance value is the element count of the released weights, 68,976,648,192 (Hugging Face safetensors
   // total, reported alike by several independent loaders), not the model card's "70B": that is a rounded label, and
-  // the true count lies 1.46 % below it, outside the issue's 1 % (the research notes, finding 1).
+  // the true count lies 1.46 % below it, outside the issue's 1 %.
   // By hand, h 8192, q 8192, kv 8 x 128 = 1024, f 28672, V 32000, L 80:
   //   attention 2·h·q + 2·h·kv = 134,217,728 + 16,777,216 = 150,994,944; SwiGLU 3·h·f = 704,643,072;
   //   norms 2·h = 16,384; per layer 855,654,400, x 80 = 68,452,352,000;
@@ -205,7 +205,7 @@ TEST_CASE("TransformerArchitecture: expert-parallel groups are consecutive repli
 
 TEST_CASE("Workload: the seven Llama-class presets derive their sizes from the architecture", "[sim]")
 {
-  // The released weights' element counts (the research notes, section 2; each also reproduced by hand above or in
+  // The released weights' element counts (each reproduced by hand above or in
   // the preset's source_params).
   const std::vector<std::pair<std::string, std::uint64_t>> released = {
       {"llama2-7b", 6738415616u},       {"llama2-13b", 13015864320u},       {"llama2-70b", 68976648192u},

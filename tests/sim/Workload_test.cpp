@@ -1,7 +1,7 @@
 // Workload presets and loader: every preset loads, GPT sizes and FLOPs follow their closed forms, a bad field
 // is one line naming the file and JSON path, and find_compute / find_optimizer pick the intended profile.
-#include "sim/Workload.hpp"
-#include "sim/io/JsonInput.hpp"
+#include "sim/model/Workload.hpp"
+#include "io/JsonInput.hpp"
 #include "tests/support/InputErrors.hpp"
 #include "tests/support/RunCcsim.hpp"
 
@@ -33,9 +33,9 @@ Workload preset(const std::string& name)
 }
 } // namespace
 
-TEST_CASE("Workload: all 13 DESIGN.md presets load", "[sim]")
+TEST_CASE("Workload: all 13 docs/design/DESIGN.md presets load", "[sim]")
 {
-  // DESIGN.md "Presets" fixes these names; each must load through the strict loader.
+  // docs/design/DESIGN.md "Presets" fixes these names; each must load through the strict loader.
   for (const char* name : {"bert-base", "bert-large", "bert-xl", "swin-b", "gpt-125m", "gpt-350m", "gpt-1.3b",
                            "gpt-2.7b", "gpt-6.7b", "gpt-13b", "gpt-18b", "gpt2-xl", "deberta-v2-xxl"}) {
     INFO(name);
@@ -100,7 +100,7 @@ TEST_CASE("load_workload: a misspelt compute field is rejected at its array inde
 
 TEST_CASE("load_workload: a compute profile without a source is rejected", "[sim]")
 {
-  // CONVENTIONS.md rule 6: every calibrated number carries its source.
+  // docs/design/DESIGN.md "Calibration and validation": every calibrated number carries its source.
   const auto file = write_temp_file(
       "no-source.json",
       workload_text(R"("compute": [{"gpu": "V100", "micro_batch": 4, "forward_ms": 1, "backward_ms": 2}])"));
@@ -196,7 +196,7 @@ TEST_CASE("load_workload: flops_per_sample beyond 1000 x a dense model of its si
           "[sim]")
 {
   // The fixture's dense training FLOPs: 6 x 1000 x 16 + 12 x 16^2 x 2 x 8 = 145,152 per sample, so the bound is
-  // 145,152,000 (sim/io/Limits.hpp's kMaxFlopsOverDense = 1000).
+  // 145,152,000 (io/Limits.hpp's kMaxFlopsOverDense = 1000).
   auto with_flops = [](const std::string& flops) {
     std::string text = workload_text("");
     text.replace(text.find("145152"), 6, flops);

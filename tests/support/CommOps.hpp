@@ -1,7 +1,7 @@
 #pragma once
 // Test helper: the collectives of one phase of a plan, in order (its kernels and optimizer step left out).
 
-#include "sim/CommPlan.hpp"
+#include "sim/model/CommPlan.hpp"
 
 #include <variant>
 #include <vector>

@@ -1,7 +1,7 @@
 #pragma once
 // Test helper: the one-line message of the io::InputError a call throws, or "(no InputError)".
 
-#include "sim/io/JsonInput.hpp"
+#include "io/JsonInput.hpp"
 
 #include <functional>
 #include <string>

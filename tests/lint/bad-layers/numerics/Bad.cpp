@@ -1,3 +1,5 @@
-// numerics/ knows neither SimGrid nor the algorithms: both reported.
+// numerics/ knows neither SimGrid nor the algorithms, nor its CUDA twin (numerics/cuda/ includes numerics' kernel
+// interface, one way): all three reported.
 #include "algorithms/Registry.hpp"
-#include "sim/Collectives.hpp"
+#include "sim/collective/Collectives.hpp"
+#include "numerics/cuda/Device.hpp"

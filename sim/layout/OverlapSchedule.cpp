@@ -1,0 +1,60 @@
+// The bucket schedules of sim/layout/OverlapSchedule.hpp: one event per bucket, in order.
+#include "sim/layout/OverlapSchedule.hpp"
+
+#include <algorithm>
+
+namespace ccsim::sim {
+
+Buckets split_buckets(std::uint64_t bytes, std::uint64_t bucket_bytes)
+{
+  Buckets b;
+  b.bucket_bytes = std::max<std::uint64_t>(1, bucket_bytes);
+  b.full         = bytes / b.bucket_bytes;
+  b.tail_bytes   = bytes % b.bucket_bytes;
+  return b;
+}
+
+namespace {
+/// Calls visit(bytes, seconds) for each bucket of `op`, in order.
+template <class Visit> void each_bucket(const BucketedOp& op, Visit&& visit)
+{
+  for (std::uint64_t k = 0; k < op.buckets.full; ++k)
+    visit(op.buckets.bucket_bytes, op.full_s);
+  if (op.buckets.tail_bytes > 0)
+    visit(op.buckets.tail_bytes, op.tail_s);
+}
+} // namespace
+
+double reduction_finish_s(double pass_s, const std::vector<BucketedOp>& ops)
+{
+  double stream = 0; // when the communication stream is next free
+  for (const auto& op : ops) {
+    const double total = static_cast<double>(op.buckets.total());
+    double produced    = 0;
+    each_bucket(op, [&](std::uint64_t bytes, double seconds) {
+      produced += static_cast<double>(bytes);
+      const double ready = total > 0 ? pass_s * std::min(1.0, produced / total) : pass_s;
+      stream             = std::max(stream, ready) + seconds;
+    });
+  }
+  return std::max(stream, pass_s);
+}
+
+double prefetch_finish_s(double pass_s, const std::vector<BucketedOp>& ops)
+{
+  // Every op's weights are needed by the whole pass; with several ops, the pass waits for the latest of each share.
+  double end = pass_s;
+  double stream = 0;
+  for (const auto& op : ops) {
+    const double total = static_cast<double>(op.buckets.total());
+    double pass        = 0; // when the pass has used the buckets so far
+    each_bucket(op, [&](std::uint64_t bytes, double seconds) {
+      stream += seconds;
+      pass = std::max(pass, stream) + (total > 0 ? pass_s * static_cast<double>(bytes) / total : 0);
+    });
+    end = std::max(end, pass);
+  }
+  return end;
+}
+
+} // namespace ccsim::sim

@@ -1,0 +1,49 @@
+#pragma once
+// When bucketed communication hidden under a compute pass finishes (docs/overlap.md). Pure arithmetic on times the
+// step engine measured (sim/schedule/OverlappedComm.cpp), so the closed forms can be tested without a simulation.
+//
+// Two shapes, mirror images of one another:
+// - Gradient reduction under the backward pass (PyTorch DDP, Megatron overlap_grad_reduce): the pass produces the
+//   gradients at a uniform rate in bucket order, a bucket is reduced as soon as it is full, one at a time on one
+//   communication stream. With K equal buckets of reduction time r under a pass of P seconds:
+//     r <= P/K: the last bucket is ready at P and the stream is idle by then: exposed = r (the last bucket's);
+//     r >  P/K: the stream never idles after the first bucket is ready at P/K: exposed = K r - (P - P/K).
+//   In general exposed = max(0, finish - P) <= the buckets' total time.
+// - Weight prefetch under the forward pass (Megatron overlap_param_gather, FSDP/ZeRO-3 forward prefetch): bucket k is
+//   all-gathered one after another from the pass's start, and the pass's share of bucket k can start only once it is
+//   there: r <= P/K gives exposed = r (the first bucket's), r > P/K gives K r - (P - P/K), the same closed forms.
+
+#include <cstdint>
+#include <vector>
+
+namespace ccsim::sim {
+
+/// An op split into buckets: `full` buckets of `bucket_bytes`, then one of `tail_bytes` (0: none).
+struct Buckets {
+  std::uint64_t full         = 0;
+  std::uint64_t bucket_bytes = 0;
+  std::uint64_t tail_bytes   = 0;
+  std::uint64_t count() const { return full + (tail_bytes > 0 ? 1 : 0); }
+  std::uint64_t total() const { return full * bucket_bytes + tail_bytes; }
+};
+/// `bytes` in buckets of at most `bucket_bytes` (> 0); one bucket when bytes <= bucket_bytes.
+Buckets split_buckets(std::uint64_t bytes, std::uint64_t bucket_bytes);
+
+/// One bucketed op with the simulated seconds of a full bucket and of the tail bucket.
+struct BucketedOp {
+  Buckets buckets;
+  double full_s = 0;
+  double tail_s = 0;
+  double total_s() const { return static_cast<double>(buckets.full) * full_s + (buckets.tail_bytes > 0 ? tail_s : 0); }
+};
+
+/// Reductions under a backward pass of `pass_s`: when the last bucket's reduction ends, from the pass's start. Each
+/// op's buckets become ready as the pass produces that op's bytes (every op covers the whole gradient); the ops share
+/// one stream, in order.
+double reduction_finish_s(double pass_s, const std::vector<BucketedOp>& ops);
+
+/// Prefetched all-gathers under a forward pass of `pass_s`: when the pass ends, from its start, waiting for buckets
+/// gathered one after another on one stream from the start.
+double prefetch_finish_s(double pass_s, const std::vector<BucketedOp>& ops);
+
+} // namespace ccsim::sim

@@ -1,0 +1,148 @@
+#pragma once
+// The seam between algorithms/ and the step engine: an algorithm states *what* one training step does
+// after the backward pass (collectives on which group, how many bytes, which kernels, which optimizer),
+// per phase; the step engine decides *how* it runs on the simulated cluster. No algorithm is hard-coded
+// in sim/.
+
+#include "sim/model/TransformerArchitecture.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace ccsim::sim {
+
+enum class Collective {
+  ALL_REDUCE,     // `bytes` = each rank's buffer (in and out)
+  REDUCE_SCATTER, // `bytes` = each rank's full input; each rank ends with bytes/n
+  ALL_GATHER,     // `bytes` = each rank's full output; each rank contributes bytes/n
+  ALL_TO_ALL,     // `bytes` = each rank's full send buffer; bytes/n goes to each rank (itself included)
+  SEND_RECV,      // `bytes` = each rank's buffer: rank r sends it to r+1 and receives r-1's (nccl-tests sendrecv_perf)
+};
+
+/// Which ranks a collective runs among. Every group of the kind runs the collective at the same time
+/// (e.g. all tp·pp data-parallel groups at once), so they contend for the same NICs as on a real cluster.
+enum class GroupKind {
+  DATA_PARALLEL,   // ranks with this rank's (tp, pp) coordinate: dp ranks
+  DP_INTRA_NODE,   // the data-parallel peers that share this rank's node
+  DP_INTER_NODE,   // the data-parallel peers with this rank's position inside its node, one per node
+  TENSOR_PARALLEL, // the tp ranks of one pipeline stage of one replica
+  EXPERT_PARALLEL, // ep consecutive data-parallel ranks that share a mixture's experts (RankLayout)
+};
+
+/// How the collective is executed. AUTO lets the topology's rule choose (sim/platform/NcclConfig.hpp: NCCL's cost model where
+/// the topology has an "nccl" block; otherwise ccsim's own rule, hierarchical when the group spans several nodes and
+/// has several ranks per node, ring otherwise). RING, TREE, NVLS and NVLS_TREE are NCCL's algorithms, DIRECT its
+/// point-to-point (all-to-all, send/recv); HIERARCHICAL is ccsim's intra-node reduce-scatter, inter-node ring,
+/// intra-node all-gather.
+enum class Algo { AUTO, RING, HIERARCHICAL, DIRECT, TREE, NVLS, NVLS_TREE };
+
+struct CommOp {
+  std::string label;          // e.g. "allreduce gradients"; named in breakdowns and --links reports
+  Collective collective;
+  GroupKind group;
+  std::uint64_t bytes;        // see Collective for what this counts
+  Algo algo = Algo::AUTO;
+  bool synchronisation = true; // counts toward breakdown.allreduce_ms (the step's gradient/momentum sync)
+  /// A gradient reduction that may run in buckets under the last micro-batch's backward pass (PyTorch DDP, Megatron's
+  /// overlap_grad_reduce), when the run's OverlapSettings::grad_reduction is BUCKETED. Only uncompressed reductions
+  /// are flagged: a compressed one needs the whole accumulated gradient (its compression kernels run after the pass).
+  bool overlap_backward = false;
+  /// A weight all-gather after the optimizer step that the next step's first forward pass may prefetch bucket by
+  /// bucket (Megatron's overlap_param_gather, FSDP/ZeRO-3 forward prefetch), when OverlapSettings::param_prefetch.
+  bool prefetch_forward = false;
+};
+
+/// A compression kernel on every GPU; cost = bytes / (the GPU's GB/s for that kernel).
+struct KernelOp {
+  std::string kernel; // a name from bench-kernels: "onebit_compress", "quant_int4_g128", ...
+  std::uint64_t bytes; // input bytes the kernel streams
+  /// Part of the gradient synchronisation as the algorithm's paper times it: counted in allreduce_ms beside the
+  /// collectives (SDP4Bit Table 4's "Grad. Comm. Time" holds its quantization kernels: the unfused Hadamard variant
+  /// is 64.6 ms against 45.8 ms fused, over the same bytes).
+  bool synchronisation = false;
+};
+
+/// The optimizer update on every GPU; cost from the workload's calibration for this GPU
+/// (optimizer_s[name]) or else from `bytes_touched` / memory bandwidth.
+struct OptimizerOp {
+  std::string optimizer;      // "adam", "lamb", "onebit-lamb", ...: looked up in the workload's optimizer_s
+  std::string fallback;       // measured name to use when `optimizer` has no measurement ("" = none)
+  std::uint64_t params;       // parameters this GPU updates (a shard under sharded DP)
+  double bytes_touched_per_param = 16.0; // fp32 param, grad, m, v read+write
+};
+
+using Op = std::variant<CommOp, KernelOp, OptimizerOp>;
+
+/// Pipeline-parallel communication: a GPipe schedule over `pp` stages, `micro_batches` per step,
+/// each boundary sending these bytes per micro-batch forward and backward (AQ-SGD §4, Fig. 2).
+struct PipelineComm {
+  std::uint64_t forward_bytes_per_micro_batch = 0;
+  std::uint64_t backward_bytes_per_micro_batch = 0;
+  std::vector<KernelOp> kernels_per_micro_batch; // quantize/dequantize around each send
+};
+
+/// One phase of training (e.g. 1-bit Adam's uncompressed warm-up, then its compressed stage).
+struct PhasePlan {
+  std::string name;      // "warmup", "compressed", "sync", ...
+  double fraction = 1.0; // share of the run's steps; the fractions of a plan sum to 1
+  std::vector<Op> ops;   // in order, after the last backward pass
+  std::optional<PipelineComm> pipeline;
+};
+
+struct StepPlan {
+  std::vector<PhasePlan> phases;
+};
+
+/// How the modelled training system overlaps data-parallel communication with compute (workload "overlap",
+/// `simulate --overlap`; docs/overlap.md). Tensor-parallel, expert-parallel and compressed collectives are never
+/// overlapped: each waits for the compute that produces its input and the compute after it waits for its output.
+enum class GradReduction {
+  NONE,     // every collective after the last backward pass, one after another (the papers' systems)
+  BUCKETED, // CommOp::overlap_backward reductions in buckets under the last backward pass
+};
+struct OverlapSettings {
+  GradReduction grad_reduction = GradReduction::NONE;
+  std::uint64_t bucket_bytes   = 25'000'000; // PyTorch DDP's bucket_cap_mb default, 25 MB
+  bool param_prefetch          = false;       // CommOp::prefetch_forward all-gathers under the next first forward
+};
+
+/// What the engine tells an algorithm about one step, so it can size its messages.
+struct StepShape {
+  std::uint64_t params = 0;      // model parameters (whole model)
+  std::uint64_t params_per_rank = 0; // parameters one GPU holds: params / (tp·pp), experts split over ep
+  int gpus = 1;
+  int dp = 1, tp = 1, pp = 1;
+  int gpus_per_node = 1;
+  int dp_per_node = 1;           // data-parallel peers on one node
+  int nodes = 1;
+  std::uint64_t global_batch = 1;
+  std::uint64_t micro_batch = 1;
+  int grad_accumulation = 1;     // micro-batches per step per data-parallel rank
+  int seq_len = 0;
+  int hidden = 0;
+  int layers = 0;
+  int tensors = 0;               // parameter tensors (layer-wise optimizers launch one kernel each)
+  double grad_bytes = 2;         // bytes per gradient value in the workload's mixed-precision recipe
+  int ep = 1;                    // expert-parallel degree: each group of ep data-parallel ranks splits the experts
+  /// The workload's transformer architecture, when it gives one: model-parallel message sizes come from it.
+  std::optional<TransformerArchitecture> architecture;
+  bool merge_node_pairs = false; // FAST fidelity on a cluster where sim::merge_node_pairs is exact (set by the caller)
+  OverlapSettings overlap;       // what the modelled system overlaps (the engine reads it; plans only flag ops)
+  /// Full activation recomputation: every backward pass first runs its micro-batch's forward again (Chen et al. 2016;
+  /// Korthikanti et al. 2022 §2), so the engine charges backward + forward for each backward.
+  bool recompute_activations = false;
+};
+
+/// Whether `op` runs hidden under compute in a step of `shape`: a flagged gradient reduction with bucketed overlap,
+/// or a flagged weight all-gather with parameter prefetch.
+inline bool hidden_under_compute(const CommOp& op, const StepShape& shape)
+{
+  return (op.overlap_backward && shape.overlap.grad_reduction == GradReduction::BUCKETED) ||
+         (op.prefetch_forward && shape.overlap.param_prefetch);
+}
+
+} // namespace ccsim::sim

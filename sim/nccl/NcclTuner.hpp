@@ -1,0 +1,30 @@
+#pragma once
+// NCCL's own cost model, emulated: the time NCCL's tuner believes an algorithm and protocol take (graph/tuning.cc
+// ncclTopoTuneModel, :243-438, and ncclTopoGetAlgoTime, :630-655), from NCCL's published constants
+// (sim/nccl/NcclConstants.hpp) and the emulated graph (sim/nccl/NcclGraph.hpp) only — never from calibrated constants. NCCL
+// picks the smallest of these estimates, and which one it picked is what a log shows; how long the pick then takes is
+// the physical model's business (sim/nccl/NcclModel.hpp). A calibrated model that chose by its own times would learn wrong
+// constants from what NCCL did not run.
+
+#include "sim/platform/NcclConfig.hpp"
+#include "sim/nccl/NcclGraph.hpp"
+
+#include <cstdint>
+#include <optional>
+
+namespace ccsim::sim {
+
+struct TunerInputs {
+  Collective collective = Collective::ALL_REDUCE;
+  int ranks    = 1;
+  int nodes    = 1;
+  GpuArch arch = GpuArch::HOPPER;
+  CpuVendor cpu = CpuVendor::INTEL;
+  bool pcie    = false;
+};
+
+/// NCCL's estimate in seconds, or nothing where NCCL would not consider the pair (a bandwidth of 0).
+std::optional<double> nccl_estimate_s(const TunerInputs& in, const NcclGraphs& graphs, Algo algo, Proto proto,
+                                      std::uint64_t bytes);
+
+} // namespace ccsim::sim

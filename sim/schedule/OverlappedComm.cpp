@@ -1,0 +1,119 @@
+// Hidden collectives (sim/schedule/OverlappedComm.hpp): measured once per bucket size before the first phase, then charged
+// per phase from their bucket schedule.
+#include "sim/schedule/OverlappedComm.hpp"
+
+#include "sim/step/PhaseOps.hpp"
+#include "sim/step/TraceRecording.hpp"
+
+#include <fmt/format.h>
+
+#include <variant>
+
+namespace sg4 = simgrid::s4u;
+
+namespace ccsim::sim {
+
+namespace {
+/// Runs `op` with `bytes` alone on the cluster; returns its seconds and what it sent, the counters then put back.
+double measure(StepContext& c, CommOp op, std::uint64_t bytes, BucketTraffic& traffic)
+{
+  const std::uint64_t events0 = c.events;
+  const double inter0 = c.inter_bytes, intra0 = c.intra_bytes;
+  const std::vector<double> links0 = c.link_bytes;
+  op.bytes        = bytes;
+  const double t  = run_collective(c, op);
+  traffic.events  = c.events - events0;
+  traffic.inter_bytes = c.inter_bytes - inter0;
+  traffic.intra_bytes = c.intra_bytes - intra0;
+  traffic.link_bytes.assign(links0.size(), 0.0);
+  for (std::size_t i = 0; i < links0.size(); ++i)
+    traffic.link_bytes[i] = c.link_bytes[i] - links0[i];
+  c.events = events0;
+  c.inter_bytes = inter0;
+  c.intra_bytes = intra0;
+  c.link_bytes  = links0;
+  return t;
+}
+
+/// Adds `count` buckets' traffic to the counters (and tells the progress callback).
+void count_traffic(StepContext& c, const BucketTraffic& traffic, std::uint64_t count)
+{
+  if (count == 0)
+    return;
+  const std::uint64_t before = c.events;
+  c.events += traffic.events * count;
+  if (c.on_progress && before / kProgressEvery != c.events / kProgressEvery)
+    c.on_progress(c.events);
+  c.inter_bytes += traffic.inter_bytes * static_cast<double>(count);
+  c.intra_bytes += traffic.intra_bytes * static_cast<double>(count);
+  for (std::size_t i = 0; i < traffic.link_bytes.size() && i < c.link_bytes.size(); ++i)
+    c.link_bytes[i] += traffic.link_bytes[i] * static_cast<double>(count);
+}
+} // namespace
+
+void measure_hidden_ops(StepContext& c)
+{
+  c.hidden.assign(c.plan->phases.size(), {});
+  const auto progress = std::move(c.on_progress); // the measurement's messages are not the step's
+  c.on_progress       = nullptr;
+  for (std::size_t p = 0; p < c.plan->phases.size(); ++p) {
+    const auto& ops = c.plan->phases[p].ops;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const auto* comm = std::get_if<CommOp>(&ops[i]);
+      if (comm == nullptr || !hidden_under_compute(*comm, c.shape))
+        continue;
+      HiddenOp h;
+      h.op_index       = i;
+      h.timing.buckets = split_buckets(comm->bytes, c.shape.overlap.bucket_bytes);
+      if (h.timing.buckets.full > 0)
+        h.timing.full_s = measure(c, *comm, h.timing.buckets.bucket_bytes, h.full);
+      if (h.timing.buckets.tail_bytes > 0)
+        h.timing.tail_s = measure(c, *comm, h.timing.buckets.tail_bytes, h.tail);
+      c.hidden[p].push_back(std::move(h));
+    }
+  }
+  c.on_progress   = progress;
+  c.last_sample_s = sg4::Engine::get_clock(); // the measurement is no part of any phase's link intervals
+}
+
+HiddenExposure charge_hidden_ops(StepContext& c, int phase_index, double forward_s, double backward_s, PhaseReport& r)
+{
+  HiddenExposure out;
+  if (c.hidden.empty() || c.hidden[static_cast<std::size_t>(phase_index)].empty())
+    return out;
+  const auto& ops = c.plan->phases[static_cast<std::size_t>(phase_index)].ops;
+  std::vector<BucketedOp> reductions, gathers;
+  for (const auto& h : c.hidden[static_cast<std::size_t>(phase_index)]) {
+    const auto& comm = std::get<CommOp>(ops[h.op_index]);
+    const double t   = h.timing.total_s();
+    count_traffic(c, h.full, h.timing.buckets.full);
+    count_traffic(c, h.tail, h.timing.buckets.tail_bytes > 0 ? 1 : 0);
+    r.comm_s += t;
+    if (comm.synchronisation)
+      r.allreduce_s += t;
+    const bool reduction = comm.overlap_backward && c.shape.overlap.grad_reduction == GradReduction::BUCKETED;
+    (reduction ? reductions : gathers).push_back(h.timing);
+  }
+  if (!reductions.empty())
+    out.after_backward_s = reduction_finish_s(backward_s, reductions) - backward_s;
+  if (!gathers.empty())
+    out.before_forward_s = prefetch_finish_s(forward_s, gathers) - forward_s;
+  return out;
+}
+
+void record_hidden_spans(StepContext& c, int phase_index, double forward_start_s, double backward_start_s)
+{
+  if (!c.record_spans || c.hidden.empty())
+    return;
+  const auto& ops = c.plan->phases[static_cast<std::size_t>(phase_index)].ops;
+  for (const auto& h : c.hidden[static_cast<std::size_t>(phase_index)]) {
+    const auto& comm     = std::get<CommOp>(ops[h.op_index]);
+    const bool reduction = comm.overlap_backward && c.shape.overlap.grad_reduction == GradReduction::BUCKETED;
+    const double start   = reduction ? backward_start_s : forward_start_s;
+    span_all(c, fmt::format("{} ({} buckets, under {})", comm.label, h.timing.buckets.count(),
+                            reduction ? "the last backward" : "the first forward"),
+             "collective (hidden)", start, start + h.timing.total_s(), /*lane=*/1);
+  }
+}
+
+} // namespace ccsim::sim

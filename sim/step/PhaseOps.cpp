@@ -1,0 +1,76 @@
+// A phase's ops. A collective's rounds follow one another; a round that stands for several latency-bound steps
+// (Round::extra_latency_terms) waits their latency after its flows, at the largest hop latency among them.
+#include "sim/step/PhaseOps.hpp"
+
+#include "sim/step/FlowRounds.hpp"
+#include "sim/step/TraceRecording.hpp"
+
+#include <algorithm>
+#include <variant>
+
+namespace sg4 = simgrid::s4u;
+
+namespace ccsim::sim {
+
+namespace {
+double hop_latency(const StepContext& c, const Flow& f)
+{
+  const bool inter = c.platform.node_of(f.src) != c.platform.node_of(f.dst);
+  return c.lat_factor * (inter ? c.topo->inter_node_latency_s() : c.topo->intra_node_latency_s());
+}
+} // namespace
+
+double run_collective(StepContext& c, const CommOp& op)
+{
+  const double t0  = sg4::Engine::get_clock();
+  const auto rounds = schedule_collective(op.collective, op.algo, c.layout.groups(op.group), op.bytes, c.fidelity,
+                                          *c.topo, c.shape.merge_node_pairs);
+  for (const auto& round : rounds) {
+    double alpha = 0;
+    for (const auto& f : round.flows)
+      alpha = std::max(alpha, hop_latency(c, f));
+    const double start = sg4::Engine::get_clock();
+    run_round(c, round);
+    // The protocol kernels' GPU-side ceiling (Round::floor_s): the round lasts at least its floor after its latency.
+    if (const double ran = sg4::Engine::get_clock() - start; round.floor_s > 0 && ran < alpha + round.floor_s)
+      sg4::this_actor::sleep_for(alpha + round.floor_s - ran);
+    if (round.latency_s >= 0) // the model's latency, of which the flows paid alpha
+      sg4::this_actor::sleep_for(std::max(0.0, round.latency_s - alpha));
+    else if (round.extra_latency_terms > 0)
+      sg4::this_actor::sleep_for(round.extra_latency_terms * alpha);
+  }
+  return sg4::Engine::get_clock() - t0;
+}
+
+double run_ops(StepContext& c, const std::vector<Op>& ops, PhaseReport& r)
+{
+  const double t0 = sg4::Engine::get_clock();
+  for (const auto& op : ops) {
+    const double op_start = sg4::Engine::get_clock();
+    if (const auto* comm = std::get_if<CommOp>(&op)) {
+      if (hidden_under_compute(*comm, c.shape))
+        continue; // charged with the compute it hides under (sim/schedule/OverlappedComm.hpp)
+      const double t = run_collective(c, *comm);
+      record_op(c, comm->label, "collective", op_start);
+      r.comm_s += t;
+      if (comm->synchronisation)
+        r.allreduce_s += t;
+      r.exposed_comm_s += t; // nothing runs beside it: the GPU waits for all of it
+    } else if (const auto* k = std::get_if<KernelOp>(&op)) {
+      const double t = kernel_seconds(*c.topo, *k) * c.kernel_factor;
+      sg4::this_actor::sleep_for(t);
+      r.compression_s += t;
+      if (k->synchronisation)
+        r.allreduce_s += t;
+      record_op(c, k->kernel, "kernel", op_start);
+    } else if (const auto* o = std::get_if<OptimizerOp>(&op)) {
+      const double t = optimizer_seconds(*c.topo, *c.workload, *o) * c.kernel_factor;
+      sg4::this_actor::sleep_for(t);
+      r.optimizer_s += t;
+      record_op(c, "optimizer " + o->optimizer, "optimizer", op_start);
+    }
+  }
+  return sg4::Engine::get_clock() - t0;
+}
+
+} // namespace ccsim::sim

@@ -1,0 +1,19 @@
+#pragma once
+// Internal to the step engine: runs a phase's ops in order on every GPU at once — each collective on every group of
+// its kind (scheduled into rounds by sim/collective/Collectives.hpp), each compression kernel and optimizer step as the time it
+// costs (sim/compute/CostModel.hpp) — and adds what each took to the phase's report.
+
+#include "sim/step/StepContext.hpp"
+
+#include <vector>
+
+namespace ccsim::sim {
+
+/// Runs one collective on every group of its kind; returns the simulated seconds it took.
+double run_collective(StepContext& c, const CommOp& op);
+
+/// Runs the ops of `ops` after the compute, one after another, all but the collectives hidden under compute
+/// (hidden_under_compute, sim/schedule/OverlappedComm.hpp). Returns the simulated seconds they took together.
+double run_ops(StepContext& c, const std::vector<Op>& ops, PhaseReport& r);
+
+} // namespace ccsim::sim

@@ -1,0 +1,1 @@
+// A file directly in sim/, in none of its rooms: reported as such.
