@@ -3,7 +3,7 @@
 // that no vector width (scalar, SSE2, AVX2, AVX-512), tiling or thread count changes a bit of the result (issue 42).
 // Eigen's own reductions and products do not have that property: a reduction adds one partial sum per SIMD lane, so
 // its order follows the packet size the build chose, and its GEMM kernels fuse multiply-adds where the build has
-// FMA. The proxies and optimizers of `ccsim train` use these instead; tests/algorithms/TrainingSimdBuilds_test.cpp
+// FMA. The proxies and optimizers of `ccsim train` use these instead; tests/algorithms/TrainingBytes_test.cpp
 // trains through builds of every width and compares the bytes of the losses.
 //
 // The orders, stated once:
