@@ -204,7 +204,8 @@ for i, fam in enumerate(families):
         finals = [rounded(r[alg]["final_loss"]) for r in runs]
         gaps = [float("inf") if f is None else (f - b) / b for f, b in zip(finals, base_final)]
         diverged = sum(g == float("inf") for g in gaps)
-        mean, bounds = interval(gaps) if alg != base else (0.0, (0.0, 0.0))  # the baseline: 0 on every seed
+        # The baseline's own row: exactly 0 on every seed, so [0, 0] however few seeds (as the loader has it).
+        mean, bounds = interval(gaps) if any(g != 0 for g in gaps) else (0.0, (0.0, 0.0))
         low, high = bounds if bounds else (-float("inf"), float("inf"))
         verdict = "no" if diverged or low > fam["threshold"] else "yes" if high <= fam["threshold"] else "uncertain"
         # A fine-tuned model can start below the target (steps 0): count at least one step on each side.

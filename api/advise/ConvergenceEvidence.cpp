@@ -106,7 +106,8 @@ GapInterval EvidenceRow::interval() const
     if (std::isfinite(g))
       finite.push_back(g);
   GapInterval g = gap_interval(finite, seeds.size() - finite.size());
-  if (algorithm == baseline && g.diverged == 0) // the baseline against itself: 0 on every seed, exactly
+  // The baseline's own row: a gap of exactly 0 on every seed, so [0, 0] however few seeds.
+  if (g.diverged == 0 && std::all_of(finite.begin(), finite.end(), [](double x) { return x == 0; }))
     g.low = g.high = g.mean = 0;
   return g;
 }

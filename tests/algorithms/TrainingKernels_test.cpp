@@ -122,8 +122,10 @@ TEST_CASE("Training: sdp4bit and qw run their quantizers on the given kernel set
 TEST_CASE("Training: aq-sgd and directq quantize every cut on the given kernel set", "[algorithms]")
 {
   // pp = 4 stages, 3 cuts; a 64-example training set at batch 64 is one step per epoch. A compressed step sends
-  // 3 forward activations (AQ-SGD: their deltas) and 3 backward gradients, each one quantize + one dequantize.
-  // AQ-SGD's first epoch (step 1) goes in fp32 (Algorithm 1 lines 4-5), DirectQ compresses from step 1.
+  // 3 forward activations and 3 backward gradients. DirectQ: each one quantize + one dequantize. AQ-SGD: each forward
+  // delta one fused quantize_delta_channels (codes and the buffers' update in one kernel, issue 49), each gradient
+  // one quantize + one dequantize. AQ-SGD's first epoch (step 1) goes in fp32 (Algorithm 1 lines 4-5), DirectQ
+  // compresses from step 1.
   auto pipelined = [](const std::string& algorithm) {
     RecordingKernels rec;
     TrainConfig with_rec = short_run(algorithm, rec), plain = short_run(algorithm, ccsim::numerics::cpu_kernels());
@@ -134,9 +136,10 @@ TEST_CASE("Training: aq-sgd and directq quantize every cut on the given kernel s
     return rec;
   };
   const auto aq = pipelined("aq-sgd");
-  CHECK(aq.called() == Names{"quantize_channels", "dequantize_channels"});
-  CHECK(aq.calls("quantize_channels") == 19 * 6);
-  CHECK(aq.calls("dequantize_channels") == 19 * 6);
+  CHECK(aq.called() == Names{"quantize_delta_channels", "quantize_channels", "dequantize_channels"});
+  CHECK(aq.calls("quantize_delta_channels") == 19 * 3);
+  CHECK(aq.calls("quantize_channels") == 19 * 3);
+  CHECK(aq.calls("dequantize_channels") == 19 * 3);
   CHECK(pipelined("directq").calls("quantize_channels") == 20 * 6);
 }
 
