@@ -97,7 +97,7 @@ def check_steps(fam):
 def train(fam, seed, stop_after=None):
     cmd = command(fam, seed)
     if stop_after is not None:
-        cmd[-2:-2] = ["--stop-after", str(stop_after)]
+        cmd[-3:-3] = ["--stop-after", str(stop_after)]  # before "--format json --quiet"
     # The cache key is the command without the binary's path, and the binary's own bytes: another build trains again.
     key = hashlib.sha256((shlex.join(cmd[1:]) + BINARY).encode()).hexdigest()[:20]
     cached = os.path.join(a.cache, key + ".json") if a.cache and not a.check else None
