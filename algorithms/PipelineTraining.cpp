@@ -4,6 +4,7 @@
 #include "algorithms/TrainingPaths.hpp"
 
 #include "numerics/DeltaBuffers.hpp"
+#include "numerics/QuantizedSizes.hpp"
 #include "workloads/proxy/PipelineModel.hpp"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <random>
 #include <stdexcept>
 #include <unordered_map>
+#include <vector>
 
 namespace ccsim::algorithms {
 
@@ -84,12 +86,18 @@ TrainResult train_pipeline(const TrainConfig& c, ActivationComm comm)
           for (std::size_t j = 0; j < ids.size(); ++j)
             buf[ids[j]] = a.middleCols(static_cast<long>(j) * P, P);
       } else if (aq) {
-        // Send Q(a - m(ξ)) with per-channel scales over the micro-batch; both sides: m(ξ) += deQ (Algorithm 1).
+        // Send Q(a - m(ξ)) with per-channel scales over the micro-batch; both sides: m(ξ) += deQ (Algorithm 1). The
+        // fused sender kernel updates the gathered buffers in place: the delta is never written out and read back
+        // (issue 49), and m + code / 2^(b-1) · scale is the expression deQ-then-add computed.
         workloads::Mat prev(a.rows(), a.cols());
         for (std::size_t j = 0; j < ids.size(); ++j)
           prev.middleCols(static_cast<long>(j) * P, P) = buf.at(ids[j]);
-        const workloads::Mat delta = a - prev;
-        a                          = prev + direct(delta, fw, r.bytes_per_worker, *c.kernels);
+        const auto rows = static_cast<std::size_t>(a.cols()), channels = static_cast<std::size_t>(a.rows());
+        std::vector<std::int8_t> codes(rows * channels);
+        std::vector<float> scales(channels);
+        c.kernels->quantize_delta_channels(a.data(), prev.data(), rows, channels, fw, codes.data(), scales.data());
+        r.bytes_per_worker += numerics::channel_quantized_bytes(rows, channels, fw);
+        a = prev;
         for (std::size_t j = 0; j < ids.size(); ++j)
           buf[ids[j]] = a.middleCols(static_cast<long>(j) * P, P);
       } else {

@@ -25,7 +25,13 @@ ParamSpec words(std::string key, std::string doc, const std::vector<std::string>
 }
 } // namespace
 
-ParamSpec lr() { return {"lr", 0, "learning rate", {0, 10, true}}; }
+ParamSpec lr()
+{
+  return {"lr", 0,
+          "learning rate (the peak of a schedule). Default: 0.003 (fine-tuning: 0.0003), or on char-gpt the rate of the "
+          "claim the algorithms test (ccsim train says which ran)",
+          {0, 10, true}};
+}
 
 ParamSpec lr_schedule()
 {

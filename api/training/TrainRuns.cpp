@@ -171,10 +171,11 @@ TrainOutcome train_algorithms(const TrainRequest& in)
     const std::string what = in.algorithms.size() > 1
                                  ? fmt::format("{} ({} of {})", algorithm, a + 1, in.algorithms.size())
                                  : algorithm;
-    cfg.on_step = [&](int step, double loss) {
+    const int last_step = std::min(cfg.steps, in.stop_after.value_or(cfg.steps));
+    cfg.on_step         = [&](int step, double loss) {
       if (in.on_progress)
-        in.on_progress(what, step, cfg.steps, "steps", fmt::format("held-out loss {:.4f}", loss));
-      return !stop_requested();
+        in.on_progress(what, step, last_step, "steps", fmt::format("held-out loss {:.4f}", loss));
+      return step < last_step && !stop_requested();
     };
     algorithms::TrainResult r;
     try {
@@ -182,7 +183,7 @@ TrainOutcome train_algorithms(const TrainRequest& in)
     } catch (const std::invalid_argument& e) {
       throw io::InputError("ccsim train", "", algorithm + ": " + e.what());
     }
-    if (r.steps_done < cfg.steps) {
+    if (r.steps_done < last_step) {
       out.stopped = fmt::format("{} stopped at step {}/{}", algorithm, r.steps_done, cfg.steps);
       if (stop_signal() != 0)
         throw stop_exception(out.stopped); // a signal: out now, nothing printed
