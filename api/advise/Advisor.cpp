@@ -260,7 +260,7 @@ AdviseReport advise(const AdviseRequest& in)
     RankedAlgorithm row;
     row.algorithm                = name;
     row.samples_per_s            = r.samples_per_s;
-    if (const auto iv = r.intervals.find("samples_per_s"); iv != r.intervals.end())
+    if (const auto iv = r.intervals.find(Metric::SAMPLES_PER_S); iv != r.intervals.end())
       row.samples_per_s_range = iv->second;
     row.epoch_time_s             = epoch / r.samples_per_s;
     row.speedup                  = base_rate > 0 ? r.samples_per_s / base_rate : 0;
@@ -268,7 +268,7 @@ AdviseReport advise(const AdviseRequest& in)
     row.intra_node_bytes_per_gpu = r.bytes_per_gpu.intra_node;
     row.phases                   = r.phases.size();
     row.memory_gb_per_gpu        = r.memory_gb_per_gpu;
-    row.fits_memory              = r.memory.fits;
+    row.fits_memory              = r.memory.fit.verdict;
     row.dp = r.config.dp, row.tp = r.config.tp, row.pp = r.config.pp;
     row.micro_batch              = r.config.micro_batch;
     row.grad_accumulation        = r.config.grad_accumulation;
