@@ -64,8 +64,8 @@ void print_rows(const Experiment& e, const std::vector<ExperimentRow>& rows)
   // A point that did not run leaves its metric cells empty and says why in a last column of its own (wrapped like
   // any long cell), so one long message does not widen the number columns of every row; a point that ran under
   // --allow-oom although it does not fit says so there too.
-  auto oom = [](const ExperimentRow& r) { return r.ran() && r.fits_memory == MemoryVerdict::DOES_NOT_FIT; };
-  const bool status = std::any_of(rows.begin(), rows.end(), [&](const auto& r) { return !r.ran() || oom(r); });
+  const bool status =
+      std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.status() != RowStatus::RAN; });
   if (status)
     headers.push_back("status");
   Table t(headers);
@@ -95,7 +95,8 @@ void print_rows(const Experiment& e, const std::vector<ExperimentRow>& rows)
       cells.push_back(p ? fmt::format("{:+.1f}", p->error_pct) : "");
     }
     if (status)
-      cells.push_back(oom(r) ? "does not fit the GPUs' memory (ran under --allow-oom)" : "");
+      cells.push_back(r.status() == RowStatus::RAN_OUT_OF_MEMORY ? "does not fit the GPUs' memory (ran under --allow-oom)"
+                                                                  : "");
     t.add_row(cells);
   }
   t.print(std::cout, table_width());

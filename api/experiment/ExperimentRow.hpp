@@ -34,6 +34,9 @@ struct Speedup {
   std::string over; // the baseline algorithm
 };
 
+/// How a point went: it ran; it ran although it does not fit the GPUs' memory (under --allow-oom); it did not run.
+enum class RowStatus { RAN, RAN_OUT_OF_MEMORY, NOT_RUN };
+
 struct ExperimentRow {
   nlohmann::json axes; // the point's configuration values, named as CLI options (ExperimentPoint::axes): an object
   std::string label;   // "" = none
@@ -50,6 +53,11 @@ struct ExperimentRow {
   std::optional<double> scaling_efficiency; // per-GPU throughput over that of the fewest-GPU comparable point
 
   bool ran() const { return !error.has_value(); }
+  RowStatus status() const
+  {
+    return error ? RowStatus::NOT_RUN
+                 : fits_memory == MemoryVerdict::DOES_NOT_FIT ? RowStatus::RAN_OUT_OF_MEMORY : RowStatus::RAN;
+  }
   double metric(Metric m) const { return metrics[static_cast<std::size_t>(m)]; }
   /// The paper value of `metric`, if the row has one.
   const PaperValue* paper_value(const std::string& metric) const;

@@ -149,6 +149,11 @@ TEST_CASE("Experiment: a failed point keeps its row with the error and no speedu
   const auto e    = load_experiment(file);
   const auto rows = assemble_rows(e, {fake_doc(800), failed("plan rejected")});
   CHECK(rows[1].error == "plan rejected");
+  CHECK(rows[1].status() == ccsim::api::RowStatus::NOT_RUN);
+  CHECK(rows[0].status() == ccsim::api::RowStatus::RAN);
+  auto oom        = rows[0];
+  oom.fits_memory = ccsim::api::MemoryVerdict::DOES_NOT_FIT; // ran under --allow-oom
+  CHECK(oom.status() == ccsim::api::RowStatus::RAN_OUT_OF_MEMORY);
   CHECK_FALSE(rows[1].speedup);
   const auto doc = to_json(rows[1]);
   CHECK(doc["error"] == "plan rejected");
