@@ -54,7 +54,10 @@ void print_rows(const Experiment& e, const std::vector<ExperimentRow>& rows)
   if (labels)
     headers.push_back("row");
   headers.insert(headers.end(), varying.begin(), varying.end());
-  headers.insert(headers.end(), {"samples/s", "step (s)", "allreduce (ms)"});
+  // The headline metrics, headed as the metric table labels them (api/run/Metrics.hpp).
+  const Metric shown[] = {Metric::SAMPLES_PER_S, Metric::STEP_TIME_S, Metric::ALLREDUCE_MS};
+  for (const auto m : shown)
+    headers.push_back(metric_info(m).label);
   if (speedup)
     headers.push_back("speedup (x)");
   if (baselines.size() > 1)
@@ -81,9 +84,8 @@ void print_rows(const Experiment& e, const std::vector<ExperimentRow>& rows)
       t.add_row(cells);
       continue;
     }
-    cells.push_back(format_number(r.metric(Metric::SAMPLES_PER_S)));
-    cells.push_back(format_number(r.metric(Metric::STEP_TIME_S)));
-    cells.push_back(format_number(r.metric(Metric::ALLREDUCE_MS)));
+    for (const auto m : shown)
+      cells.push_back(format_number(r.metric(m)));
     if (speedup)
       cells.push_back(r.speedup ? format_number(r.speedup->value, 3) : "");
     if (baselines.size() > 1)

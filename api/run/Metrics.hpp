@@ -1,11 +1,12 @@
 #pragma once
 // A report's metrics, declared once. Each whole-run metric is an enum value here and one row of the table in
-// Metrics.cpp: its name (as experiment files, results rows and CSV columns name it), its kind (which calibration rows
-// bound its error), whether a simulation puts a likely range on it, and where the report keeps it (a breakdown field
-// of the run and of every phase, or a function of the report). Everything above the report iterates the table: the
-// report's JSON (the breakdown), its checks, experiment rows and results.csv, the metrics an experiment may compare
-// with a paper, prediction intervals and their CSV columns. A new metric is one enum value and one row (and, when the
-// simulator measures it rather than deriving it, the report's field it reads); docs/ARCHITECTURE.md shows one.
+// Metrics.cpp: its name (as experiment files, results rows and CSV columns name it), its label (a text table's
+// header), its kind (which calibration rows bound its error), whether a simulation puts a likely range on it, and
+// where the report keeps it (a breakdown field of the run and of every phase, or a function of the report).
+// Everything above the report iterates the table: the report's JSON (the breakdown), its checks, experiment rows and
+// results.csv, the metrics an experiment may compare with a paper, prediction intervals and their CSV columns. A new
+// metric is one enum value and one row (and, when the simulator measures it rather than deriving it, the report's
+// field it reads); docs/ARCHITECTURE.md shows one.
 
 #include "api/run/SimulationReport.hpp"
 
@@ -48,7 +49,8 @@ enum class IntervalRule {
 
 struct MetricInfo {
   Metric metric;
-  const char* name;
+  const char* name;  // in JSON, CSV and experiment files
+  const char* label; // a text table's column header
   MetricKind kind;
   IntervalRule interval;
   /// Where the report keeps it: a field of the breakdown (of the run and of each phase, serialised in their

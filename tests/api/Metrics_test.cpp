@@ -51,11 +51,12 @@ std::string experiment_comparing_every_metric()
 
 TEST_CASE("Metrics: the table lists each metric once, in enum order, with distinct names", "[api]")
 {
-  std::set<std::string> names;
+  std::set<std::string> names, labels;
   for (std::size_t i = 0; i < metric_table().size(); ++i) {
     const auto& m = metric_table()[i];
     CHECK(static_cast<std::size_t>(m.metric) == i);
     CHECK(names.insert(m.name).second);
+    CHECK(labels.insert(m.label).second);
     CHECK(metric_named(m.name) == m.metric);
     CHECK(metric_kind(m.name) == m.kind);
     CHECK(known_metrics()[i] == m.name);
