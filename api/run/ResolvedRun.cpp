@@ -245,11 +245,10 @@ ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
   // --- memory: a run that does not fit even with activation recomputation is an error (unless --allow-oom)
   const auto& mem = r.memory = algorithms::memory_footprint(*algo, work, s);
   const double need_plain = mem.total_bytes(false), need_recompute = mem.total_bytes(true);
-  std::string& fits       = r.fits = "unknown (the topology has no gpu.memory_gb)";
+  r.memory_fit            = judge_memory(need_plain, need_recompute, topo.gpu.memory_bytes);
   if (topo.gpu.memory_bytes) {
     const double cap = *topo.gpu.memory_bytes;
-    fits = need_plain <= cap ? "yes" : need_recompute <= cap ? "with activation recomputation" : "no";
-    if (fits == "no" && !req.allow_oom)
+    if (r.memory_fit.verdict == MemoryVerdict::DOES_NOT_FIT && !req.allow_oom)
       throw io::InputError(
           r.topology_file, "/gpu/memory_gb",
           fmt::format("{} on {} with tp {} pp {} dp {} needs {:.1f} GB per GPU even with activation recomputation "
@@ -261,7 +260,7 @@ ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
                       algo->parallelism() == algorithms::Parallelism::SHARDED_DATA_PARALLEL ? ""
                                                                                             : ", use a sharded algorithm"));
   }
-  r.recompute = fits == "with activation recomputation" || req.recompute;
+  r.recompute = r.memory_fit.verdict == MemoryVerdict::FITS_WITH_RECOMPUTATION || req.recompute;
   // The recomputed forward passes are charged where compute is the model's FLOPs over the GPU's sustained rate (a
   // workload from its architecture: those FLOPs count no recomputation), or when asked for. The papers' workloads
   // keep their calibrated compute, fitted to the papers' measured steps, which already hold whatever their systems

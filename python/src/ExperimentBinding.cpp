@@ -76,7 +76,7 @@ std::string experiment(const std::string& name, const std::optional<std::string>
               {"written", o.written},
               {"stopped", o.stopped},
               {"failures", failures},
-              {"rows", o.rows},
+              {"rows", api::to_json(o.rows)},
               {"document", o.written ? o.document : nlohmann::json(nullptr)}};
   }
   on_progress.rethrow_kept();
