@@ -167,7 +167,8 @@ TEST_CASE("Toy algorithm: rejected nowhere", "[api]")
   CHECK(std::find(offered.begin(), offered.end(), kToyName) != offered.end());
   CHECK(algorithms::algorithm_defaults(kToyName, 100, {}).empty());
   CHECK(algorithms::claim_defaults({kToyName}, "char-gpt", {}).empty());
-  CHECK(algorithms::claim_defaults({"onebit-adam", kToyName}, "char-gpt", {}).size() == 2);
+  // 1-bit Adam's claim on char-gpt: its schedule, its peak rate (issue 42) and the per-tensor compression unit.
+  CHECK(algorithms::claim_defaults({"onebit-adam", kToyName}, "char-gpt", {}).size() == 3);
   // a time curve: train runs, then simulates it (in a child process) on a cluster
   api::TrainRequest train;
   train.algorithms = {"adam", kToyName};
