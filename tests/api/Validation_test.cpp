@@ -43,7 +43,8 @@ ValidationResult hand_made()
 
 TEST_CASE("Validation: a value's error per holdout is 100 (predicted - paper) / paper, NaN where none", "[api]")
 {
-  const auto& v = hand_made().fits[0].rows;
+  const auto result = hand_made();
+  const auto& v     = result.fits[0].rows;
   CHECK(v[0].preset_error_pct() == Approx(4.0));                  // 100 (104 - 100) / 100
   CHECK(v[0].error_pct(Holdout::IN_SAMPLE) == Approx(3.0));       // 100 (103 - 100) / 100
   CHECK(v[0].error_pct(Holdout::LEAVE_TABLE_OUT) == Approx(-2.0)); // 100 (98 - 100) / 100
