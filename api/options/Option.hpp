@@ -1,7 +1,7 @@
 #pragma once
 // One option of a command, as its table declares it (api/options/OptionTable.hpp): its name, what kind of value it
 // takes, the range or choices that value must fall in, its default, its help text, and which front ends offer it.
-// The command line's flags (cli/CommandLine.hpp) and the Python keyword arguments (python/ccsim/_commands.py) are
+// The command line's flags (cli/Options.hpp) and the Python keyword arguments (python/ccsim/_commands.py) are
 // both generated from these, so an option is declared once. git's option tables (parse-options.h: OPT_INTEGER,
 // OPT_BOOL, ... in one array per command) are the model.
 

@@ -2,7 +2,7 @@
 // A command's option table: one line per option, the option (Option.hpp) beside the field of the command's request
 // it fills. `fill` reads what a front end was given into that request, each value parsed by its kind and checked
 // against its range or choices (OptionText.hpp); the command's builder then checks what spans several options. The
-// command line generates its flags from the same lines (cli/CommandLine.hpp) and Python its keyword arguments
+// command line generates its flags from the same lines (cli/Options.hpp) and Python its keyword arguments
 // (python/ccsim/_commands.py), so adding an option is one line here:
 //
 //   {integer_option("gpus", io::range::kGpus, "number of GPUs").needed().value("N"), into(&SimulateCommand::gpus)},
