@@ -8,7 +8,9 @@ namespace ccsim::api {
 namespace {
 bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_'; }
 
-/// The option whose reference starts at text[at] ("--" then its whole name), or null.
+/// The option Python has whose reference starts at text[at] ("--" then its whole name), or null. The command line's own
+/// options (--help, --format, ...) have no keyword: a message naming one speaks of the command line ("ccsim train
+/// --help lists the keys") and stays as it is.
 const Option* reference_at(const std::string& text, std::size_t at, const CommandOptions& options)
 {
   if (text.compare(at, 2, "--") != 0 || (at > 0 && name_char(text[at - 1])))
@@ -16,7 +18,8 @@ const Option* reference_at(const std::string& text, std::size_t at, const Comman
   std::size_t end = at + 2;
   while (end < text.size() && name_char(text[end]))
     ++end;
-  return options.find(text.substr(at + 2, end - at - 2));
+  const Option* o = options.find(text.substr(at + 2, end - at - 2));
+  return o != nullptr && o->cli_only.empty() ? o : nullptr;
 }
 } // namespace
 

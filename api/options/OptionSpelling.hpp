@@ -11,7 +11,8 @@
 //           "--tp or --pp"           ->  "tp= or pp="
 //           "needs --pp >= 2"        ->  "needs pp >= 2"     (a comparison follows)
 //
-// Only the references to the command's own options are rendered; the rest of the message is the command line's.
+// Only the references to the command's own options that Python has are rendered (the command line's own, --help or
+// --format, are the command line's words); the rest of the message is the command line's.
 
 #include "api/options/GivenValues.hpp"
 

@@ -96,7 +96,8 @@ def bad_value(option):
     """A value the option's kind or range rejects, as (command-line text, Python value); None for kinds without one."""
     kind, rng = option["kind"], option["range"]
     if kind == "integer":
-        return str(int(rng["hi"]) + 1), int(rng["hi"]) + 1  # one past the range's top (io/Limits.hpp)
+        # Past the range's top (io/Limits.hpp) by a margin a double keeps: 2^53 + 1 would read as 2^53 itself.
+        return str(int(rng["hi"]) * 2 + 1), int(rng["hi"]) * 2 + 1
     if kind == "number":
         return "nan", math.nan
     if kind == "size":
@@ -104,7 +105,7 @@ def bad_value(option):
     if kind in ("choice", "on-off"):
         return "bogus", "bogus"
     if kind == "list" and rng is not None:
-        return str(int(rng["hi"]) + 1), [int(rng["hi"]) + 1]
+        return str(int(rng["hi"]) * 2 + 1), [int(rng["hi"]) * 2 + 1]
     return None
 
 

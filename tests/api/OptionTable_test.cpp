@@ -141,8 +141,9 @@ TEST_CASE("OptionSpelling: Python names each option by its keyword, in an error'
         "raise tp= or pp=, use a sharded algorithm, or pass allow_oom=True");
   CHECK(python_spelling("rank 40 is not below --gpus 32", s) == "rank 40 is not below gpus=32");
   CHECK(python_spelling("it needs --pp >= 2", s) == "it needs pp >= 2");
-  // not references to this command's options: left as they are
+  // not references to this command's options that Python has: left as they are
   CHECK(python_spelling("--no-such, a--gpus, --gpusx", s) == "--no-such, a--gpus, --gpusx");
+  CHECK(python_spelling("ccsim simulate --help lists them", s) == "ccsim simulate --help lists them");
   const auto e = for_python(ccsim::io::InputError("--micro-batch", "", "must be >= 1 and <= 16777216 (got 0)"), s);
   CHECK(std::string(e.what()) == "micro_batch: must be >= 1 and <= 16777216 (got 0)");
   CHECK(e.where() == "micro_batch");
