@@ -63,7 +63,7 @@ const OptionTable<AdviseCommand>& advise_options()
 AdviseCommand build_advise(const GivenValues& given)
 {
   AdviseCommand c = advise_options().fill(given);
-  if (c.evidence_file.empty())
+  if (!given.has("evidence")) // given, even empty, it is the file to read (and an empty name is its error)
     c.evidence_file = default_evidence_path();
   (void)load_convergence_evidence(c.evidence_file); // its own one-line errors before --verify's minutes of training
   if (!c.search && !c.prune)

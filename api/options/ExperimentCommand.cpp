@@ -61,7 +61,7 @@ const OptionTable<ExperimentCommand>& experiment_options()
 ExperimentCommand build_experiment(const GivenValues& given)
 {
   ExperimentCommand c = experiment_options().fill(given);
-  if (c.options.out.empty())
+  if (!given.has("out"))
     c.options.out = std::filesystem::path("results") / c.experiment.name;
   if (c.options.resume && c.options.fresh)
     throw io::InputError("--fresh", "", "removes the results --resume would reuse: give one of them");

@@ -40,7 +40,7 @@ const OptionTable<ValidateCommand>& validate_options()
 ValidateCommand build_validate(const GivenValues& given)
 {
   ValidateCommand c = validate_options().fill(given);
-  if (c.fits_file.empty())
+  if (!given.has("fits")) // given, even empty, it is the file to read (and an empty name is its error)
     c.fits_file = default_fits_path();
   return c;
 }
