@@ -60,7 +60,7 @@ int cmd_advise(const std::vector<std::string>& args)
                           "by samples/s", "speedup (x)", "dp x tp x pp, micro-batch", "memory (GB/GPU)",
                           "inter-node per step (MB/GPU)", "why not"})
                  : Table({"rank", "algorithm", "converges", "to accuracy (h)", "samples/s", "likely range",
-                          "speedup (x)", "dp x tp x pp, micro", "memory (GB)", "gap to baseline, seeds 1-3"});
+                          "speedup (x)", "dp x tp x pp, micro", "memory (GB)", "gap to baseline [90 % interval]"});
   int rank = 1;
   for (const auto& r : report.ranking) {
     const bool known = r.converges.has_value();
@@ -76,7 +76,7 @@ int cmd_advise(const std::vector<std::string>& args)
                  fmt::format("{}", fmt::join(r.evidence_short, "; "))});
       continue;
     }
-    // The verdict with the numbers behind it: each evidence row's mean gap and range over seeds.
+    // The verdict with the numbers behind it: each evidence row's mean gap and its 90 % interval over the seeds.
     t.add_row({std::to_string(rank++), r.algorithm,
                known ? fmt::format("{} ({})", verdict, fmt::join(r.evidence, "; ")) : verdict, accuracy,
                format_number(r.epoch_time_s / 3600),
@@ -94,7 +94,9 @@ int cmd_advise(const std::vector<std::string>& args)
   t.print(std::cout, table_width());
   if (!wide)
     std::cout << wrap_text("gap to baseline: final held-out loss over the family baseline's on the same seed, mean "
-                           "[min, max] per proxy (workloads/evidence/convergence.json); --wide adds the epoch time, the "
+                           "over the seeds [its 90 % confidence interval] per proxy; converges is yes when the interval "
+                           "lies within the claim's threshold, no when above it (workloads/evidence/convergence.json); "
+                           "--wide adds the epoch time, the "
                            "rank by throughput alone, inter-node bytes and why not; --format json or csv has every "
                            "field",
                            table_width())

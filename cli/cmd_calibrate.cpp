@@ -35,10 +35,8 @@ static int calibrate_steps_command(const CalibrateCommand& command, Format forma
                            r.rows.size(), changed, r.rms_log_error, io::printable(out, 200));
   Table t({"row", "metric", "measured", "before", "after", "error after (%)"});
   for (const auto& row : r.rows)
-    t.add_row({row["label"].get<std::string>(), row["metric"].get<std::string>(),
-               format_number(row["measured"].get<double>()), format_number(row["predicted_before"].get<double>()),
-               format_number(row["predicted_after"].get<double>()),
-               format_number(error_pct(row["predicted_after"].get<double>(), row["measured"].get<double>()), 3)});
+    t.add_row({row.label, row.metric, format_number(row.measured), format_number(row.predicted_before),
+               format_number(row.predicted_after), format_number(error_pct(row.predicted_after, row.measured), 3)});
   t.print(std::cout, table_width());
   return 0;
 }

@@ -42,8 +42,7 @@ int cmd_collective(const std::vector<std::string>& args)
                                           });
   line.finish();
   const nlohmann::json doc = to_json(table, *bench, topo, ranks, fidelity);
-  const nlohmann::json& rows = doc["rows"];
-  if (print_json_or_csv(format, doc, rows.get<std::vector<nlohmann::json>>())) // CSV: the rows' fields as columns
+  if (print_json_or_csv(format, doc, doc["rows"].get<std::vector<nlohmann::json>>())) // CSV: the rows' fields
     return 0;
   // nccl-tests' layout (src/common.cu): '#' header lines, out-of-place then in-place columns (identical in a
   // simulation), "N/A" in #wrong as nccl-tests prints without data checks; wider number columns keep the precision.
@@ -61,16 +60,15 @@ int cmd_collective(const std::vector<std::string>& args)
                              "(us)", "(GB/s)", "(GB/s)", "");
     double block_busbw = 0;
     int block_rows     = 0;
-    for (const auto& r : rows) {
-      if (r["ranks"].get<std::int64_t>() != n)
+    for (const auto& r : table.rows) {
+      if (r.ranks != n)
         continue;
-      const std::string body = fmt::format("  {:>13.3f}  {:>10}  {:>10}  {:>6}", r["time_us"].get<double>(),
-                                           bandwidth_text(r["algbw_GBps"].get<double>()),
-                                           bandwidth_text(r["busbw_GBps"].get<double>()), "N/A");
-      std::cout << fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}", r["size"].get<std::uint64_t>(),
-                               r["count"].get<std::uint64_t>(), "float", bench->nccl_redop, -1)
+      const std::string body = fmt::format("  {:>13.3f}  {:>10}  {:>10}  {:>6}", r.time_us,
+                                           bandwidth_text(r.algbw_gbytes_per_s), bandwidth_text(r.busbw_gbytes_per_s),
+                                           "N/A");
+      std::cout << fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}", r.size, r.count(), "float", bench->nccl_redop, -1)
                 << body << body << "\n";
-      block_busbw += r["busbw_GBps"].get<double>();
+      block_busbw += r.busbw_gbytes_per_s;
       ++block_rows;
     }
     std::cout << fmt::format("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {:.6f} \n", block_busbw / block_rows);
@@ -81,16 +79,16 @@ int cmd_collective(const std::vector<std::string>& args)
       if (!last.empty())
         ran += fmt::format("{}{}{} B {}", ran.empty() ? "" : ", ", first, first == prev ? "" : fmt::format("-{}", prev), last);
     };
-    for (const auto& r : rows) {
-      if (r["ranks"].get<std::int64_t>() != n || r["algorithm"].get<std::string>().empty())
+    for (const auto& r : table.rows) {
+      if (r.ranks != n || r.algorithm.empty())
         continue;
-      const std::string what = r["algorithm"].get<std::string>() + "/" + r["protocol"].get<std::string>();
+      const std::string what = r.algorithm + "/" + r.protocol;
       if (what != last) {
         flush();
-        first = r["size"].get<std::uint64_t>();
+        first = r.size;
         last  = what;
       }
-      prev = r["size"].get<std::uint64_t>();
+      prev = r.size;
     }
     flush();
     if (!ran.empty())

@@ -3,6 +3,7 @@
 // error per row and the median, and draw the experiment's figure (plots/plot_experiment.py).
 #include "api/experiment/ExperimentRunner.hpp"
 #include "api/experiment/Mpi.hpp"
+#include "api/experiment/ResultsCsv.hpp"
 #include "api/options/ExperimentCommand.hpp"
 #include "api/output/Table.hpp"
 #include "api/process/RunControl.hpp"
@@ -23,7 +24,7 @@ namespace ccsim::cli {
 namespace fs = std::filesystem;
 
 namespace {
-void print_rows(const Experiment& e, const std::vector<nlohmann::json>& rows)
+void print_rows(const Experiment& e, const std::vector<ExperimentRow>& rows)
 {
   auto cols = axis_columns(rows);
   // Columns whose value never changes say nothing per row: show them once above the table.
@@ -32,7 +33,7 @@ void print_rows(const Experiment& e, const std::vector<nlohmann::json>& rows)
   for (const auto& c : cols) {
     std::set<std::string> seen;
     for (const auto& r : rows)
-      seen.insert(r.contains(c) ? cell(r[c]) : "");
+      seen.insert(axis_cell(r, c));
     if (seen.size() > 1)
       varying.push_back(c);
     else
@@ -41,18 +42,21 @@ void print_rows(const Experiment& e, const std::vector<nlohmann::json>& rows)
   std::cout << e.name << (e.source.empty() ? "" : " (" + e.source + ")") << "\n";
   if (!fixed.empty())
     std::cout << "fixed: " << fixed << "\n";
-  const bool labels = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.contains("label"); });
-  const bool speedup = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.contains("speedup"); });
+  const bool labels  = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return !r.label.empty(); });
+  const bool speedup = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.speedup.has_value(); });
   std::set<std::string> baselines; // more than one (per algorithm or per row): a column says which
   for (const auto& r : rows)
-    if (r.contains("speedup_over"))
-      baselines.insert(r["speedup_over"].get<std::string>());
+    if (r.speedup)
+      baselines.insert(r.speedup->over);
   const auto metrics = paper_metrics(rows);
   std::vector<std::string> headers;
   if (labels)
     headers.push_back("row");
   headers.insert(headers.end(), varying.begin(), varying.end());
-  headers.insert(headers.end(), {"samples/s", "step (s)", "allreduce (ms)"});
+  // The headline metrics, headed as the metric table labels them (api/run/Metrics.hpp).
+  const Metric shown[] = {Metric::SAMPLES_PER_S, Metric::STEP_TIME_S, Metric::ALLREDUCE_MS};
+  for (const auto m : shown)
+    headers.push_back(metric_info(m).label);
   if (speedup)
     headers.push_back("speedup (x)");
   if (baselines.size() > 1)
@@ -62,49 +66,44 @@ void print_rows(const Experiment& e, const std::vector<nlohmann::json>& rows)
   // A point that did not run leaves its metric cells empty and says why in a last column of its own (wrapped like
   // any long cell), so one long message does not widen the number columns of every row; a point that ran under
   // --allow-oom although it does not fit says so there too.
-  auto oom = [](const nlohmann::json& r) { return r.value("fits_memory", "") == "no"; };
-  const bool status = std::any_of(rows.begin(), rows.end(), [&](const auto& r) { return r.contains("error") || oom(r); });
+  const bool status =
+      std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.status() != RowStatus::RAN; });
   if (status)
     headers.push_back("status");
   Table t(headers);
   for (const auto& r : rows) {
     std::vector<std::string> cells;
     if (labels)
-      cells.push_back(r.value("label", ""));
+      cells.push_back(r.label);
     for (const auto& c : varying)
-      cells.push_back(r.contains(c) ? cell(r[c]) : "");
-    if (r.contains("error")) {
+      cells.push_back(axis_cell(r, c));
+    if (r.error) {
       cells.resize(headers.size() - 1);
-      cells.push_back("not run: " + r["error"].get<std::string>());
+      cells.push_back("not run: " + *r.error);
       t.add_row(cells);
       continue;
     }
-    cells.push_back(format_number(r["samples_per_s"].get<double>()));
-    cells.push_back(format_number(r["step_time_s"].get<double>()));
-    cells.push_back(format_number(r["allreduce_ms"].get<double>()));
+    for (const auto m : shown)
+      cells.push_back(format_number(r.metric(m)));
     if (speedup)
-      cells.push_back(r.contains("speedup") ? format_number(r["speedup"].get<double>(), 3) : "");
+      cells.push_back(r.speedup ? format_number(r.speedup->value, 3) : "");
     if (baselines.size() > 1)
-      cells.push_back(r.value("speedup_over", ""));
+      cells.push_back(r.speedup ? r.speedup->over : "");
     for (const auto& m : metrics) {
-      const bool has = r.contains("paper") && r["paper"].contains(m);
-      cells.push_back(has ? format_number(r["paper"][m].get<double>()) : "");
-      cells.push_back(has ? format_number(r["predicted"][m].get<double>()) : "");
-      cells.push_back(has ? fmt::format("{:+.1f}", r["error_pct"][m].get<double>()) : "");
+      const PaperValue* p = r.paper_value(m);
+      cells.push_back(p ? format_number(p->paper) : "");
+      cells.push_back(p ? format_number(p->predicted) : "");
+      cells.push_back(p ? fmt::format("{:+.1f}", p->error_pct) : "");
     }
     if (status)
-      cells.push_back(oom(r) ? "does not fit the GPUs' memory (ran under --allow-oom)" : "");
+      cells.push_back(r.status() == RowStatus::RAN_OUT_OF_MEMORY ? "does not fit the GPUs' memory (ran under --allow-oom)"
+                                                                  : "");
     t.add_row(cells);
   }
   t.print(std::cout, table_width());
   const double med = median_abs_error(rows);
   if (std::isfinite(med))
-    std::cout << fmt::format("median |error| vs paper: {:.1f} % over {} values\n", med, [&] {
-      int n = 0;
-      for (const auto& r : rows)
-        n += r.contains("error_pct") ? static_cast<int>(r["error_pct"].size()) : 0;
-      return n;
-    }());
+    std::cout << fmt::format("median |error| vs paper: {:.1f} % over {} values\n", med, paper_value_count(rows));
 }
 
 /// The results in the chosen format: results.json's document, results.csv's text, or the table.

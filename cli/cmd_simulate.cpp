@@ -41,10 +41,10 @@ void print_table(const SimulationReport& r)
   t.print(std::cout, table_width());
   std::cout << fmt::format("throughput {:.4g} samples/s, {:.3g} TFLOP/s per GPU; simulated {} messages in {:.3f} s wall\n",
                            r.samples_per_s, r.tflops_per_gpu, r.events, r.wall_s);
-  if (const auto it = r.intervals.find("samples_per_s"); it != r.intervals.end())
+  if (const auto it = r.intervals.find(Metric::SAMPLES_PER_S); it != r.intervals.end())
     std::cout << wrap_text(fmt::format("likely range {:.4g}-{:.4g} samples/s, step {:.4g}-{:.4g} s ({})", it->second.low,
-                                       it->second.high, r.intervals.at("step_time_s").low,
-                                       r.intervals.at("step_time_s").high, it->second.why),
+                                       it->second.high, r.intervals.at(Metric::STEP_TIME_S).low,
+                                       r.intervals.at(Metric::STEP_TIME_S).high, it->second.why),
                            table_width())
               << "\n";
   if (cfg.overlap)
@@ -65,7 +65,9 @@ void print_table(const SimulationReport& r)
   const auto& mem = r.memory;
   std::cout << fmt::format("memory {:.1f} GB per GPU{} (fits: {})\n", r.memory_gb_per_gpu,
                            mem.activation_recomputation ? " with activation recomputation" : "",
-                           !mem.capacity_gb ? mem.fits : fmt::format("{} of {:.0f} GB", mem.fits, *mem.capacity_gb));
+                           !mem.fit.capacity_gb ? to_string(mem.fit.verdict)
+                                                : fmt::format("{} of {:.0f} GB", to_string(mem.fit.verdict),
+                                                              *mem.fit.capacity_gb));
   if (r.links) {
     Table l({"busiest link", "bytes (MB)", "utilisation (%)"});
     for (const auto& link : *r.links)

@@ -38,14 +38,14 @@ int cmd_validate(const std::vector<std::string>& args)
   const auto result = validate_fits(req);
   line.finish();
   write_validate_files(req, result);
-  const nlohmann::json& doc = result.document;
+  const nlohmann::json doc = to_json(result);
   // CSV: a row per (topology, calibration table) as the table prints them, with the fit's topology beside it.
   std::vector<nlohmann::json> table_rows;
-  for (const auto& f : doc["fits"])
-    for (const auto& tb : f["tables"]) {
-      table_rows.push_back(tb);
-      table_rows.back()["topology"]     = f["topology"];
-      table_rows.back()["single_table"] = f["single_table"];
+  for (const auto& f : result.fits)
+    for (const auto& tb : f.tables) {
+      table_rows.push_back(to_json(tb));
+      table_rows.back()["topology"]     = f.topology;
+      table_rows.back()["single_table"] = f.single_table;
     }
   if (print_json_or_csv(format, doc, table_rows))
     return 0;
@@ -59,22 +59,17 @@ int cmd_validate(const std::vector<std::string>& args)
                            pct(result.interval_coverage_pct), pct(result.median_interval_half_width_pct));
   Table t({"topology", "constants: preset -> refit", "table", "values", "preset", "in-sample", "leave table out",
            "leave row out", "in interval", "half-width"});
-  for (const auto& f : doc["fits"]) {
+  for (const auto& f : result.fits) {
     std::string consts;
-    for (const auto& c : f["constants"])
-      consts += fmt::format("{}{} {:.4g} -> {:.4g}", consts.empty() ? "" : "; ", c["pointer"].get<std::string>(),
-                            c["preset"].get<double>(), c["refit"].get<double>());
+    for (const auto& c : f.constants)
+      consts += fmt::format("{}{} {:.4g} -> {:.4g}", consts.empty() ? "" : "; ", c.pointer, c.preset, c.refit);
     bool first = true;
-    for (const auto& tb : f["tables"]) {
-      auto cell = [&](const char* key) {
-        return tb[key].is_null() ? std::string("-") : pct(tb[key].get<double>());
-      };
-      t.add_row({first ? f["topology"].get<std::string>() : "", first ? consts : "", tb["table"].get<std::string>(),
-                 std::to_string(tb["values"].get<int>()), cell("preset_median_abs_error_pct"),
-                 cell("in_sample_median_abs_error_pct"),
-                 f["single_table"].get<bool>() ? "single table" : cell("leave_table_out_median_abs_error_pct"),
-                 cell("leave_row_out_median_abs_error_pct"), cell("interval_coverage_pct"),
-                 cell("median_interval_half_width_pct")});
+    for (const auto& tb : f.tables) {
+      t.add_row({first ? f.topology : "", first ? consts : "", tb.table, std::to_string(tb.values),
+                 pct(tb.preset_median_abs_error_pct), pct(tb.in_sample_median_abs_error_pct),
+                 f.single_table ? "single table" : pct(tb.leave_table_out_median_abs_error_pct),
+                 pct(tb.leave_row_out_median_abs_error_pct), pct(tb.interval_coverage_pct),
+                 pct(tb.median_interval_half_width_pct)});
       first = false;
     }
   }

@@ -38,7 +38,7 @@ nlohmann::json to_json(const AdviseReport& report)
                           {"intra_node_bytes_per_gpu", r.intra_node_bytes_per_gpu},
                           {"phases", r.phases},
                           {"memory_gb_per_gpu", r.memory_gb_per_gpu},
-                          {"fits_memory", r.fits_memory},
+                          {"fits_memory", to_string(r.fits_memory)},
                           {"split",
                            {{"dp", r.dp},
                             {"tp", r.tp},

@@ -46,7 +46,7 @@ struct RankedAlgorithm {
   double inter_node_bytes_per_gpu = 0, intra_node_bytes_per_gpu = 0;
   std::size_t phases      = 0;
   double memory_gb_per_gpu = 0;
-  std::string fits_memory;
+  MemoryVerdict fits_memory = MemoryVerdict::UNKNOWN;
   int dp = 0, tp = 0, pp = 0;
   std::uint64_t micro_batch = 0;
   int grad_accumulation     = 0;

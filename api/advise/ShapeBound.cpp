@@ -107,7 +107,8 @@ ShapeTriage triage_shape(const SimulateRequest& request, InputCache& cache)
   oom.allow_oom       = true;
   try {
     const ResolvedRun run = resolve_run(oom, &cache);
-    out.kind              = run.fits == "no" ? ShapeTriage::Kind::NO_MEMORY : ShapeTriage::Kind::INVALID;
+    out.kind              = run.memory_fit.verdict == MemoryVerdict::DOES_NOT_FIT ? ShapeTriage::Kind::NO_MEMORY
+                                                                                   : ShapeTriage::Kind::INVALID;
   } catch (const io::InputError&) {
     out.kind = ShapeTriage::Kind::INVALID;
   }

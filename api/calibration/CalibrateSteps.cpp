@@ -46,11 +46,7 @@ StepsCalibration calibrate_steps(const std::string& topo_path, const std::string
       throw io::InputError(steps_file, "", fmt::format("row '{}' cannot be simulated with the fitted constants",
                                                        io::printable(rows[i].label, 80)));
     sum_sq += std::pow(std::log(after[i] / rows[i].paper), 2);
-    result.rows.push_back({{"label", rows[i].label},
-                           {"metric", rows[i].metric},
-                           {"measured", rows[i].paper},
-                           {"predicted_before", before[i]},
-                           {"predicted_after", after[i]}});
+    result.rows.push_back({rows[i].label, rows[i].metric, rows[i].paper, before[i], after[i]});
     used += fmt::format("{}{} {}", used.empty() ? "" : ", ", rows[i].label.empty() ? "(unlabelled)" : rows[i].label,
                         rows[i].metric);
   }
@@ -76,7 +72,14 @@ nlohmann::json to_json(const StepsCalibration& r, const std::string& out)
   nlohmann::json fitted = nlohmann::json::array();
   for (std::size_t c = 0; c < r.constants.size(); ++c)
     fitted.push_back({{"pointer", r.constants[c]}, {"before", r.before[c]}, {"after", r.after[c]}});
-  return {{"topology", out}, {"constants", fitted}, {"rms_log_error", r.rms_log_error}, {"rows", r.rows}};
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : r.rows)
+    rows.push_back({{"label", row.label},
+                    {"metric", row.metric},
+                    {"measured", row.measured},
+                    {"predicted_before", row.predicted_before},
+                    {"predicted_after", row.predicted_after}});
+  return {{"topology", out}, {"constants", fitted}, {"rms_log_error", r.rms_log_error}, {"rows", rows}};
 }
 
 } // namespace ccsim::api

@@ -10,11 +10,17 @@
 
 namespace ccsim::api {
 
+/// One measured value beside its predictions with the constants before and after the fit.
+struct StepsRow {
+  std::string label, metric;
+  double measured = 0, predicted_before = 0, predicted_after = 0;
+};
+
 struct StepsCalibration {
   std::vector<std::string> constants;
   std::vector<double> before, after;
-  std::vector<nlohmann::json> rows; // label, metric, measured, predicted_before, predicted_after
-  double rms_log_error = 0;         // over the rows, after the fit
+  std::vector<StepsRow> rows;
+  double rms_log_error = 0; // over the rows, after the fit
 };
 
 /// Fits `constants` of the topology at `topo_path` to every measured value of `steps_file` (experiment format,
@@ -23,8 +29,8 @@ struct StepsCalibration {
 StepsCalibration calibrate_steps(const std::string& topo_path, const std::string& steps_file,
                                  const std::vector<std::string>& constants, int jobs, const std::string& out);
 
-/// `calibrate --steps --format json`'s document: each constant before and after, the rms log error and every row;
-/// `out` is the topology written.
+/// `calibrate --steps --format json`'s document: each constant before and after, the rms log error and every row
+/// (label, metric, measured, predicted_before, predicted_after); `out` is the topology written.
 nlohmann::json to_json(const StepsCalibration& fit, const std::string& out);
 
 } // namespace ccsim::api

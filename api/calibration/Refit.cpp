@@ -40,9 +40,9 @@ Refitter::Refitter(const CalibrationFit& fit, int jobs)
           canonical(io::resolve_preset("topologies", p.request.topology.name, "--topology")) == topology_path_)
         e.points.push_back(std::move(p));
     for (std::size_t i = 0; i < e.points.size(); ++i)
-      for (const auto& [metric, value] : e.points[i].paper.items()) {
-        rows_.push_back({t, i, e.points[i].label, metric, value.get<double>()});
-        measured.push_back(value.get<double>());
+      for (const auto& [metric, value] : e.points[i].paper) {
+        rows_.push_back({t, i, e.points[i].label, metric, value});
+        measured.push_back(value);
       }
     points_ += e.points.size();
     tables_.push_back(std::move(e));

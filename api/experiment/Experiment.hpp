@@ -18,7 +18,7 @@ namespace ccsim::api {
 struct ExperimentPoint {
   SimulateRequest request;
   nlohmann::json axes;   // the values that define this point, named as CLI options (algorithm, gpus, bandwidth_gbps, ...)
-  nlohmann::json paper;  // metric -> the paper's measured value (may be empty)
+  std::map<std::string, double> paper; // metric (api/run/Metrics.hpp's name or phase.<name>.<key>) -> the paper's value
   std::string label;     // the row's label, if any
   std::string baseline;  // speedup = samples/s over the same point run with this algorithm ("" = none)
 };

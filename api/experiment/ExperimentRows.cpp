@@ -1,19 +1,15 @@
 // The rows of an experiment's results: each point's metrics beside its axes, speedups, scaling efficiency and the
-// error against the paper; and the results.json / results.csv files written from them. See ExperimentRows.hpp.
+// error against the paper; and results.json's document made from them. See ExperimentRows.hpp.
 #include "api/experiment/ExperimentRows.hpp"
 
-#include "api/output/OutputFile.hpp"
 #include "api/output/Statistics.hpp"
 #include "api/output/Table.hpp"
-#include "api/run/Metrics.hpp"
-#include "api/run/ReportJson.hpp"
 #include "io/JsonInput.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 namespace ccsim::api {
@@ -22,13 +18,126 @@ namespace {
 const std::vector<std::string> AXIS_ORDER = {"topology", "workload", "algorithm", "gpus", "global_batch", "micro_batch",
                                              "tp", "pp", "bandwidth_gbps", "latency_us", "network_model", "fidelity",
                                              "straggler_cv", "straggler_seed"};
+
+/// The row of one point: why it did not run, or its report's metrics and its paper values beside their predictions.
+ExperimentRow row_of(const ExperimentPoint& pt, const PointResult& result)
+{
+  ExperimentRow row;
+  row.axes  = pt.axes;
+  row.label = pt.label;
+  if (!result.report) {
+    row.error = result.error;
+    return row;
+  }
+  const SimulationReport& doc = *result.report;
+  for (const auto& m : metric_table())
+    row.metrics[static_cast<std::size_t>(m.metric)] = metric_value(doc, m.metric);
+  row.memory_gb_per_gpu = doc.memory_gb_per_gpu;
+  row.fits_memory       = doc.memory.fit.verdict;
+  for (const auto& [metric, iv] : doc.intervals)
+    row.intervals[metric] = {iv.low, iv.high, ""};
+  row.phases = doc.phases;
+  for (const auto& [metric, paper] : pt.paper) {
+    PaperValue v{metric, paper};
+    try {
+      v.predicted = metric_value(doc, metric);
+    } catch (const std::out_of_range&) {
+    }
+    v.error_pct = 100.0 * (v.predicted - paper) / paper;
+    row.paper.push_back(v);
+  }
+  return row;
+}
+
+/// The row's axes without the keys `drop` says true of: rows equal in everything else are comparable along them.
+template <class Drop>
+std::string axes_key(const ExperimentRow& row, Drop drop)
+{
+  nlohmann::json axes = row.axes;
+  for (auto it = axes.begin(); it != axes.end();)
+    it = drop(it.key()) ? axes.erase(it) : std::next(it);
+  return io::dump_json(axes);
+}
+
+/// An axis' text value ("" when the row has no such axis or it is not a string).
+std::string axis_text(const ExperimentRow& row, const std::string& axis)
+{
+  const auto it = row.axes.find(axis);
+  return it != row.axes.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+/// The speedup over the baseline algorithm at the same point; algorithm parameters (params.*) belong to the
+/// algorithm, so they are not part of "the same point". Each point's own baseline (api/experiment/Experiment.hpp: the
+/// row's, its algorithm's, or the experiment's).
+void add_speedups(const Experiment& e, std::vector<ExperimentRow>& rows)
+{
+  auto cluster_key = [](const ExperimentRow& r) {
+    return axes_key(r, [](const std::string& k) { return k == "algorithm" || k.rfind("params.", 0) == 0; });
+  };
+  std::map<std::string, double> by_cluster_and_algorithm;
+  for (const auto& r : rows)
+    if (r.ran())
+      by_cluster_and_algorithm[cluster_key(r) + " " + axis_text(r, "algorithm")] = r.metric(Metric::SAMPLES_PER_S);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    auto& r              = rows[i];
+    const auto& baseline = e.points[i].baseline;
+    const auto it        = by_cluster_and_algorithm.find(cluster_key(r) + " " + baseline);
+    if (!baseline.empty() && it != by_cluster_and_algorithm.end() && r.ran())
+      r.speedup = Speedup{r.metric(Metric::SAMPLES_PER_S) / it->second, baseline};
+  }
+}
+
+/// Scaling efficiency: per-GPU throughput relative to the fewest-GPU point that differs only in gpus (and in the
+/// global batch, so weak scaling compares too).
+void add_scaling_efficiency(std::vector<ExperimentRow>& rows)
+{
+  auto scaling_key = [](const ExperimentRow& r) {
+    return axes_key(r, [](const std::string& k) { return k == "gpus" || k == "global_batch"; });
+  };
+  auto gpus_of = [](const ExperimentRow& r) -> std::optional<int> {
+    const auto it = r.axes.find("gpus");
+    if (!r.ran() || it == r.axes.end())
+      return std::nullopt;
+    return it->get<int>();
+  };
+  std::map<std::string, std::pair<int, double>> smallest; // key -> (GPUs, samples/s per GPU) of its fewest-GPU row
+  for (const auto& r : rows) {
+    const auto g = gpus_of(r);
+    if (!g)
+      continue;
+    const auto key = scaling_key(r);
+    auto it        = smallest.find(key);
+    if (it == smallest.end() || *g < it->second.first)
+      smallest[key] = {*g, r.metric(Metric::SAMPLES_PER_S) / *g};
+  }
+  for (auto& r : rows) {
+    const auto g = gpus_of(r);
+    if (!g)
+      continue;
+    const auto it = smallest.find(scaling_key(r));
+    if (it != smallest.end() && it->second.first != *g)
+      r.scaling_efficiency = r.metric(Metric::SAMPLES_PER_S) / *g / it->second.second;
+    else if (it != smallest.end())
+      r.scaling_efficiency = 1.0;
+  }
+}
 } // namespace
 
-std::vector<std::string> axis_columns(const std::vector<nlohmann::json>& rows)
+std::vector<ExperimentRow> assemble_rows(const Experiment& e, const std::vector<PointResult>& results)
+{
+  std::vector<ExperimentRow> rows;
+  for (std::size_t i = 0; i < e.points.size(); ++i)
+    rows.push_back(row_of(e.points[i], results[i]));
+  add_speedups(e, rows);
+  add_scaling_efficiency(rows);
+  return rows;
+}
+
+std::vector<std::string> axis_columns(const std::vector<ExperimentRow>& rows)
 {
   std::set<std::string> present, params;
   for (const auto& r : rows)
-    for (const auto& [k, _] : r.items()) {
+    for (const auto& [k, _] : r.axes.items()) {
       if (std::find(AXIS_ORDER.begin(), AXIS_ORDER.end(), k) != AXIS_ORDER.end())
         present.insert(k);
       else if (k.rfind("params.", 0) == 0)
@@ -42,203 +151,53 @@ std::vector<std::string> axis_columns(const std::vector<nlohmann::json>& rows)
   return out;
 }
 
-std::vector<std::string> paper_metrics(const std::vector<nlohmann::json>& rows)
+std::vector<std::string> paper_metrics(const std::vector<ExperimentRow>& rows)
 {
   std::vector<std::string> out;
   for (const auto& r : rows)
-    if (r.contains("paper"))
-      for (const auto& [m, _] : r["paper"].items())
-        if (std::find(out.begin(), out.end(), m) == out.end())
-          out.push_back(m);
+    for (const auto& p : r.paper)
+      if (std::find(out.begin(), out.end(), p.metric) == out.end())
+        out.push_back(p.metric);
   return out;
 }
 
-std::string cell(const nlohmann::json& v)
+std::string axis_cell(const ExperimentRow& row, const std::string& axis)
 {
-  if (v.is_null())
+  const auto it = row.axes.find(axis);
+  if (it == row.axes.end() || it->is_null())
     return "";
-  if (v.is_number_integer())
-    return std::to_string(v.get<long long>());
-  if (v.is_number())
-    return format_number(v.get<double>(), 6);
-  if (v.is_string())
-    return v.get<std::string>();
-  return io::dump_json(v);
+  if (it->is_number_integer())
+    return std::to_string(it->get<long long>());
+  if (it->is_number())
+    return format_number(it->get<double>(), 6);
+  if (it->is_string())
+    return it->get<std::string>();
+  return io::dump_json(*it);
 }
 
-std::string results_csv(const std::vector<nlohmann::json>& rows)
-{
-  std::vector<std::string> cols = axis_columns(rows);
-  cols.push_back("label");
-  for (const auto& m : known_metrics())
-    cols.push_back(m);
-  cols.insert(cols.end(), {"speedup", "speedup_over", "scaling_efficiency", "memory_gb_per_gpu", "fits_memory"});
-  // Each headline metric's likely range (api/run/Intervals.hpp): <metric>_low and <metric>_high.
-  for (const char* m : {"samples_per_s", "step_time_s", "tflops_per_gpu", "allreduce_ms"})
-    cols.insert(cols.end(), {std::string(m) + "_low", std::string(m) + "_high"});
-  for (const auto& m : paper_metrics(rows))
-    cols.insert(cols.end(), {"paper_" + m, "predicted_" + m, "error_pct_" + m});
-  cols.push_back("error");
-  Table t(cols);
-  for (const auto& r : rows) {
-    std::vector<std::string> cells;
-    for (const auto& c : cols) {
-      const bool bound = c.size() > 4 && (c.ends_with("_low") || c.ends_with("_high"));
-      if (bound) {
-        const auto under = c.rfind('_');
-        const std::string metric = c.substr(0, under), end = c.substr(under + 1);
-        const bool has = r.contains("intervals") && r["intervals"].contains(metric);
-        cells.push_back(has ? cell(r["intervals"][metric][end]) : "");
-      } else if (c.rfind("paper_", 0) == 0 || c.rfind("predicted_", 0) == 0 || c.rfind("error_pct_", 0) == 0) {
-        const auto under = c.find('_', c.rfind("error_pct_", 0) == 0 ? 6 : 0);
-        const std::string group = c.substr(0, under), metric = c.substr(under + 1);
-        cells.push_back(r.contains(group) && r[group].contains(metric) ? cell(r[group][metric]) : "");
-      } else {
-        cells.push_back(r.contains(c) ? cell(r[c]) : "");
-      }
-    }
-    t.add_row(cells);
-  }
-  std::ostringstream text;
-  t.print_csv(text);
-  return text.str();
-}
-
-void write_results_csv(const std::filesystem::path& file, const std::vector<nlohmann::json>& rows)
-{
-  write_output_file(file, results_csv(rows), "--out");
-}
-
-namespace {
-/// The point's axes without one key: points equal in everything else are comparable along that key.
-std::string key_without(const nlohmann::json& axes, const std::string& drop)
-{
-  nlohmann::json copy = axes;
-  copy.erase(drop);
-  return io::dump_json(copy);
-}
-} // namespace
-
-std::vector<nlohmann::json> assemble_rows(const Experiment& e, const std::vector<PointResult>& results)
-{
-  std::vector<nlohmann::json> rows;
-  for (std::size_t i = 0; i < e.points.size(); ++i) {
-    const auto& pt     = e.points[i];
-    const auto& result = results[i];
-    nlohmann::json row = pt.axes;
-    if (!pt.label.empty())
-      row["label"] = pt.label;
-    if (!result.report) {
-      row["error"] = result.error;
-      rows.push_back(row);
-      continue;
-    }
-    const SimulationReport& doc = *result.report;
-    for (const auto& m : known_metrics())
-      row[m] = metric_value(doc, m);
-    row["memory_gb_per_gpu"] = doc.memory_gb_per_gpu;
-    row["fits_memory"]       = doc.memory.fits;
-    row["intervals"]         = nlohmann::json::object();
-    for (const auto& [metric, iv] : doc.intervals)
-      row["intervals"][metric] = {{"low", iv.low}, {"high", iv.high}};
-    row["phases"] = nlohmann::json::array();
-    for (const auto& p : doc.phases)
-      row["phases"].push_back(to_json(p));
-    if (!pt.paper.empty()) {
-      row["paper"]     = pt.paper;
-      row["predicted"] = nlohmann::json::object();
-      row["error_pct"] = nlohmann::json::object();
-      for (const auto& [metric, paper] : pt.paper.items()) {
-        double predicted = std::nan("");
-        try {
-          predicted = metric_value(doc, metric);
-        } catch (const std::out_of_range&) {
-        }
-        row["predicted"][metric] = predicted;
-        row["error_pct"][metric] = 100.0 * (predicted - paper.get<double>()) / paper.get<double>();
-      }
-    }
-    rows.push_back(row);
-  }
-  // A row's configuration alone (its axes), without results, for matching comparable rows.
-  auto axes_of = [](const nlohmann::json& r) {
-    nlohmann::json axes = r;
-    for (const char* k : {"label", "error", "phases", "paper", "predicted", "error_pct", "speedup", "speedup_over",
-                          "scaling_efficiency", "memory_gb_per_gpu", "fits_memory", "intervals"})
-      axes.erase(k);
-    for (const auto& m : known_metrics())
-      axes.erase(m);
-    return axes;
-  };
-  // speedup over the baseline algorithm at the same point; algorithm parameters (params.*) belong to the
-  // algorithm, so they are not part of "the same point"
-  auto cluster_key = [&](const nlohmann::json& r) {
-    nlohmann::json axes = axes_of(r);
-    for (auto it = axes.begin(); it != axes.end();)
-      it = it.key().rfind("params.", 0) == 0 ? axes.erase(it) : std::next(it);
-    return key_without(axes, "algorithm");
-  };
-  // Each point's own baseline (api/experiment/Experiment.hpp: the row's, its algorithm's, or the experiment's).
-  std::map<std::string, double> by_cluster_and_algorithm;
-  for (const auto& r : rows)
-    if (r.contains("samples_per_s"))
-      by_cluster_and_algorithm[cluster_key(r) + " " + r.value("algorithm", "")] = r["samples_per_s"].get<double>();
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    auto& r                = rows[i];
-    const auto& baseline   = e.points[i].baseline;
-    const auto it          = by_cluster_and_algorithm.find(cluster_key(r) + " " + baseline);
-    if (!baseline.empty() && it != by_cluster_and_algorithm.end() && r.contains("samples_per_s")) {
-      r["speedup"]      = r["samples_per_s"].get<double>() / it->second;
-      r["speedup_over"] = baseline;
-    }
-  }
-  // scaling efficiency: per-GPU throughput relative to the fewest-GPU point that differs only in gpus (and in
-  // the global batch, so weak scaling compares too)
-  std::map<std::string, std::pair<int, double>> smallest;
-  auto scaling_key = [&](const nlohmann::json& r) {
-    auto axes = axes_of(r);
-    axes.erase("global_batch");
-    return key_without(axes, "gpus");
-  };
-  for (const auto& r : rows) {
-    if (!r.contains("samples_per_s") || !r.contains("gpus"))
-      continue;
-    const auto key = scaling_key(r);
-    const int g    = r["gpus"].get<int>();
-    auto it        = smallest.find(key);
-    if (it == smallest.end() || g < it->second.first)
-      smallest[key] = {g, r["samples_per_s"].get<double>() / g};
-  }
-  for (auto& r : rows) {
-    if (!r.contains("samples_per_s") || !r.contains("gpus"))
-      continue;
-    const auto it = smallest.find(scaling_key(r));
-    if (it != smallest.end() && it->second.first != r["gpus"].get<int>())
-      r["scaling_efficiency"] = r["samples_per_s"].get<double>() / r["gpus"].get<int>() / it->second.second;
-    else if (it != smallest.end())
-      r["scaling_efficiency"] = 1.0;
-  }
-  return rows;
-}
-
-double median_abs_error(const std::vector<nlohmann::json>& rows)
+double median_abs_error(const std::vector<ExperimentRow>& rows)
 {
   std::vector<double> errors;
   for (const auto& r : rows)
-    if (r.contains("error_pct"))
-      for (const auto& [_, v] : r["error_pct"].items())
-        if (v.is_number())
-          errors.push_back(v.get<double>());
+    for (const auto& p : r.paper)
+      errors.push_back(p.error_pct);
   return median_abs(errors);
 }
-/// results.json's document for `rows` (every point's, or the finished ones' of a stopped run).
-/// `complete`: every point ran (failed ones included); `done`: the points that ran without error.
-nlohmann::json results_document(const Experiment& e, const std::vector<nlohmann::json>& rows, bool complete,
+
+std::size_t paper_value_count(const std::vector<ExperimentRow>& rows)
+{
+  std::size_t n = 0;
+  for (const auto& r : rows)
+    n += r.paper.size();
+  return n;
+}
+
+nlohmann::json results_document(const Experiment& e, const std::vector<ExperimentRow>& rows, bool complete,
                                 std::size_t done)
 {
   nlohmann::json doc = {{"experiment", e.name}, {"description", e.description}, {"source", e.source}, {"file", e.path},
                         {"figure", e.figure},   {"complete", complete}, {"points_total", e.points.size()},
-                        {"points_done", done},  {"rows", rows}};
+                        {"points_done", done},  {"rows", to_json(rows)}};
   if (!e.paper_points.is_null())
     doc["paper_points"] = e.paper_points;
   const double med = median_abs_error(rows);

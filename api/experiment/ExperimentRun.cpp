@@ -6,6 +6,7 @@
 #include "api/experiment/Mpi.hpp"
 #include "api/experiment/PointChecks.hpp"
 #include "api/experiment/ResultLog.hpp"
+#include "api/experiment/ResultsCsv.hpp"
 #include "api/output/FolderLock.hpp"
 #include "api/output/OutputFile.hpp"
 #include "api/run/ReportJson.hpp"
@@ -199,10 +200,52 @@ bool complete_results_present(const fs::path& out)
 }
 
 /// Writes results.json and results.csv for `rows`, each replaced whole.
-void write_results(const fs::path& out, const nlohmann::json& doc, const std::vector<nlohmann::json>& rows)
+void write_results(const fs::path& out, const nlohmann::json& doc, const std::vector<ExperimentRow>& rows)
 {
   write_output_file(out / "results.json", io::dump_json(doc, 2) + "\n", "--out");
   write_results_csv(out / "results.csv", rows);
+}
+
+/// A stopped run keeps what finished: results.json / results.csv of the finished points (complete: false) beside the
+/// log, unless they would replace an earlier run's complete ones. After a signal under mpirun the ranks did not
+/// gather: their logs hold the points.
+void finish_stopped(const Experiment& e, const fs::path& out, ExperimentOutcome& o)
+{
+  if (!o.gathered)
+    return;
+  o.shown = e;
+  o.shown.points.clear();
+  std::vector<PointResult> finished;
+  for (std::size_t i = 0; i < o.results.size(); ++i)
+    if (o.results[i].ran()) {
+      o.shown.points.push_back(e.points[i]);
+      finished.push_back(o.results[i]);
+      o.done += !o.results[i].failed();
+    }
+  o.rows     = assemble_rows(o.shown, finished);
+  o.document = results_document(e, o.rows, /*complete=*/false, o.done);
+  if (complete_results_present(out)) {
+    o.kept_previous = true;
+    return;
+  }
+  write_results(out, o.document, o.rows);
+  o.written = true;
+}
+
+/// After a complete run the log becomes this run's: one line per point in point order (a resumed point keeps its
+/// stored line), and the rank logs of an earlier stopped mpirun run, whose points are in it or superseded, go.
+void rewrite_log(const Experiment& e, const std::vector<std::string>& hashes, const Resumed& resumed,
+                 const std::vector<PointResult>& results, const fs::path& out)
+{
+  std::string text;
+  for (std::size_t i = 0; i < e.points.size(); ++i)
+    text += io::dump_json(resumed.lines.size() > i && resumed.lines[i] ? *resumed.lines[i]
+                                                                         : log_line(e, hashes, i, results[i])) +
+            "\n";
+  write_output_file(merged_log_path(out), text, "--out");
+  std::error_code ec;
+  for (const auto& part : rank_logs(out))
+    fs::remove(part, ec);
 }
 } // namespace
 
@@ -251,28 +294,7 @@ ExperimentOutcome run_experiment(const Experiment& e, const ExperimentOptions& o
       o.input_failures += r.error_kind == "input";
     }
   if (o.stopped) {
-    // Keep what finished: results.json / results.csv of the finished points (complete: false) beside the log, unless
-    // they would replace an earlier run's complete ones. After a signal under mpirun the ranks did not gather: their
-    // logs hold the points.
-    if (!o.gathered)
-      return o;
-    o.shown = e;
-    o.shown.points.clear();
-    std::vector<PointResult> finished;
-    for (std::size_t i = 0; i < o.results.size(); ++i)
-      if (o.results[i].ran()) {
-        o.shown.points.push_back(e.points[i]);
-        finished.push_back(o.results[i]);
-        o.done += !o.results[i].failed();
-      }
-    o.rows     = assemble_rows(o.shown, finished);
-    o.document = results_document(e, o.rows, /*complete=*/false, o.done);
-    if (complete_results_present(out)) {
-      o.kept_previous = true;
-      return o;
-    }
-    write_results(out, o.document, o.rows);
-    o.written = true;
+    finish_stopped(e, out, o);
     return o;
   }
   if (o.failed > 0 && !opt.keep_going)
@@ -283,17 +305,7 @@ ExperimentOutcome run_experiment(const Experiment& e, const ExperimentOptions& o
   o.document = results_document(e, o.rows, /*complete=*/true, o.done);
   write_results(out, o.document, o.rows);
   o.written = true;
-  // The log now becomes this run's: one line per point in point order (a resumed point keeps its stored line), and
-  // the rank logs of an earlier stopped mpirun run, whose points are in it or superseded, go.
-  std::string text;
-  for (std::size_t i = 0; i < e.points.size(); ++i)
-    text += io::dump_json(resumed.lines.size() > i && resumed.lines[i] ? *resumed.lines[i]
-                                                                         : log_line(e, hashes, i, o.results[i])) +
-            "\n";
-  write_output_file(merged_log_path(out), text, "--out");
-  std::error_code ec;
-  for (const auto& part : rank_logs(out))
-    fs::remove(part, ec);
+  rewrite_log(e, hashes, resumed, o.results, out);
   return o;
 }
 

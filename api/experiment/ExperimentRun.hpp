@@ -47,7 +47,7 @@ struct ExperimentOutcome {
   /// still this run's finished points, for printing).
   bool kept_previous = false;
   Experiment shown;                  // the experiment whose rows are `rows`: every point, or a stopped run's finished ones
-  std::vector<nlohmann::json> rows;  // the rows written
+  std::vector<ExperimentRow> rows;   // the rows written
   nlohmann::json document;           // results.json's document
   std::size_t done = 0;              // points that ran without error
   std::string log_name;              // DIR/results.jsonl, printable

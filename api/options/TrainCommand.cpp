@@ -59,6 +59,12 @@ const OptionTable<TrainCommand>& train_options()
          into(&C::global_batch)},
         {key_value_option("param", '=', param_help()).in_python("params"), into(&C::params)},
         {integer_option("seed", r::kSeed, "seed (data, model and compressors)").defaults("1"), into(&C::seed)},
+        {integer_option("stop-after", r::kSteps,
+                        "train only the first STEPS steps of each run, on the schedule and warm-up of all --steps: its "
+                        "held-out loss there is the full run's, to the bit (what scripts/convergence-evidence.sh --check "
+                        "compares)")
+             .value("STEPS"),
+         into(&C::stop_after)},
         {choice_option("backend", {"cpu", "cuda"}, "where the compressors' kernels run: cpu or cuda").defaults("cpu"),
          into(&C::backend)},
         {source_option("topology", "with --gpus: also report loss against simulated time on this cluster"),

@@ -50,7 +50,7 @@ void write_validate_files(const ValidateCommand& c, const ValidationResult& resu
   if (c.errors_out)
     write_output_file(*c.errors_out, io::dump_json(to_json(result.errors), 2) + "\n", "--errors-out");
   if (c.plot_dir)
-    plot_into(*c.plot_dir, "validate.json", result.document, "validate_scatter.py", "validate", "the figure");
+    plot_into(*c.plot_dir, "validate.json", to_json(result), "validate_scatter.py", "validate", "the figure");
 }
 
 } // namespace ccsim::api

@@ -131,7 +131,7 @@ nlohmann::json to_json(const CollectiveTable& table, const algorithms::Collectiv
   for (const auto& r : table.rows)
     rows.push_back({{"ranks", r.ranks},
                     {"size", r.size},
-                    {"count", r.size / 4},
+                    {"count", r.count()},
                     {"type", "float"},
                     {"redop", bench.nccl_redop},
                     {"root", -1},

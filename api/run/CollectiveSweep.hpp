@@ -42,6 +42,8 @@ struct CollectiveRow {
   // compressed collectives, which run several.
   std::string algorithm, protocol, bottleneck;
   double model_us = 0;
+  /// nccl-tests' "count": the size in float elements (every bench here moves floats).
+  std::uint64_t count() const { return size / 4; }
 };
 
 struct CollectiveTable {

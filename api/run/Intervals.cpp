@@ -57,13 +57,6 @@ double topology_weighted_quantile(const std::vector<const ErrorRow*>& pool)
 }
 } // namespace
 
-MetricKind metric_kind(const std::string& metric)
-{
-  const bool comm = metric.find("allreduce_ms") != std::string::npos || metric.find("comm_ms") != std::string::npos ||
-                    metric.find("comm_s") != std::string::npos;
-  return comm ? MetricKind::COMMUNICATION : MetricKind::THROUGHPUT;
-}
-
 HalfWidth half_width(const PredictionErrors& errors, const Regime& r, MetricKind kind,
                      const std::function<bool(const ErrorRow&)>& skip)
 {
@@ -78,7 +71,7 @@ HalfWidth half_width(const PredictionErrors& errors, const Regime& r, MetricKind
     return pool.size() >= kMinPool;
   };
   auto here      = [&](const ErrorRow& e) { return e.regime.topology == r.topology; };
-  auto same_kind = [&](const ErrorRow& e) { return metric_kind(e.metric) == kind; };
+  auto same_kind = [&](const ErrorRow& e) { return metric_kind(e.metric) == kind; }; // an unknown name: no kind
   auto same_alg  = [&](const ErrorRow& e) { return e.regime.algorithm == r.algorithm; };
   const char* kind_name = kind == MetricKind::THROUGHPUT ? "throughput" : "communication";
   std::string scope;
@@ -174,16 +167,20 @@ Regime regime_of(const SimulationReport& report)
   return {c.topology, c.workload, c.algorithm, c.gpus, c.tp, c.pp, c.inter_node_gbps};
 }
 
-std::map<std::string, Interval> prediction_intervals(const SimulationReport& report, const PredictionErrors& errors)
+std::map<Metric, Interval> prediction_intervals(const SimulationReport& report, const PredictionErrors& errors)
 {
   const Regime regime = regime_of(report);
-  const auto through  = half_width(errors, regime, MetricKind::THROUGHPUT);
-  std::map<std::string, Interval> out = {{"samples_per_s", interval_around(report.samples_per_s, through)},
-                                         {"step_time_s", interval_around(report.step_time_s, through)},
-                                         {"tflops_per_gpu", interval_around(report.tflops_per_gpu, through)}};
-  if (report.breakdown.allreduce_ms > 0)
-    out["allreduce_ms"] = interval_around(report.breakdown.allreduce_ms,
-                                          half_width(errors, regime, MetricKind::COMMUNICATION));
+  std::map<MetricKind, HalfWidth> widths; // one per kind, made when a metric of the kind first needs it
+  std::map<Metric, Interval> out;
+  for (const auto& m : metric_table()) {
+    const double value = metric_value(report, m.metric);
+    if (m.interval == IntervalRule::NONE || (m.interval == IntervalRule::WHEN_POSITIVE && !(value > 0)))
+      continue;
+    auto width = widths.find(m.kind);
+    if (width == widths.end())
+      width = widths.emplace(m.kind, half_width(errors, regime, m.kind)).first;
+    out[m.metric] = interval_around(value, width->second);
+  }
   return out;
 }
 

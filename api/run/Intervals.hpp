@@ -20,6 +20,7 @@
 // and capped at 0.9. With |error| <= h, a truth y and a prediction p satisfy p = y (1 + e), so y lies in
 // [p / (1 + h), p / (1 - h)]: the interval is that, for every metric of the kind.
 
+#include "api/run/Metrics.hpp"
 #include "api/run/PredictionErrors.hpp"
 #include "api/run/SimulationReport.hpp"
 
@@ -28,12 +29,6 @@
 #include <string>
 
 namespace ccsim::api {
-
-enum class MetricKind { THROUGHPUT, COMMUNICATION };
-
-/// The kind of a metric name as experiments and validate name them (allreduce_ms, pipeline_*_comm_ms and comm
-/// times are COMMUNICATION, everything else THROUGHPUT).
-MetricKind metric_kind(const std::string& metric);
 
 struct HalfWidth {
   double h = 0;       // relative: |error| <= h
@@ -51,7 +46,8 @@ Interval interval_around(double prediction, const HalfWidth& width);
 /// The regime a report was simulated in.
 Regime regime_of(const SimulationReport& report);
 
-/// Intervals for samples_per_s, step_time_s, tflops_per_gpu and (when the run has a synchronisation) allreduce_ms.
-std::map<std::string, Interval> prediction_intervals(const SimulationReport& report, const PredictionErrors& errors);
+/// An interval for every metric the table gives one (api/run/Metrics.hpp: samples_per_s, step_time_s,
+/// tflops_per_gpu, and allreduce_ms when the run has a synchronisation), each from the half-width of its kind.
+std::map<Metric, Interval> prediction_intervals(const SimulationReport& report, const PredictionErrors& errors);
 
 } // namespace ccsim::api

@@ -1,12 +1,39 @@
 // Reading and writing the prediction-errors file; see PredictionErrors.hpp.
 #include "api/run/PredictionErrors.hpp"
 
+#include "api/run/Metrics.hpp"
 #include "io/JsonInput.hpp"
 
+#include <array>
 #include <filesystem>
+#include <utility>
 #include <mutex>
 
 namespace ccsim::api {
+
+namespace {
+constexpr std::array<std::pair<Holdout, const char*>, 3> kHoldouts = {{
+    {Holdout::IN_SAMPLE, "in_sample"},
+    {Holdout::LEAVE_TABLE_OUT, "leave_table_out"},
+    {Holdout::LEAVE_ROW_OUT, "leave_row_out"},
+}};
+} // namespace
+
+std::string to_string(Holdout holdout)
+{
+  for (const auto& [h, name] : kHoldouts)
+    if (h == holdout)
+      return name;
+  return "in_sample";
+}
+
+std::optional<Holdout> holdout_named(const std::string& text)
+{
+  for (const auto& [h, name] : kHoldouts)
+    if (text == name)
+      return h;
+  return std::nullopt;
+}
 
 std::string default_prediction_errors_path()
 {
@@ -37,8 +64,11 @@ PredictionErrors load_prediction_errors(const std::string& path)
     row.table                  = r.string("table");
     row.label                  = r.string_or("label", "");
     row.metric                 = r.string("metric");
+    if (!metric_kind(row.metric))
+      r.fail_at("metric", "unknown metric (a known metric or phase.<name>.<key>: api/run/Metrics.hpp)");
     row.error_pct              = r.number_in("error_pct", kErrorPct);
-    row.kind                   = r.choice("kind", {"leave_row_out", "leave_table_out", "in_sample"});
+    row.kind = *holdout_named(r.choice("kind", {to_string(Holdout::LEAVE_ROW_OUT), to_string(Holdout::LEAVE_TABLE_OUT),
+                                                to_string(Holdout::IN_SAMPLE)}));
     out.rows.push_back(std::move(row));
   }
   return out;
@@ -67,7 +97,7 @@ nlohmann::json to_json(const PredictionErrors& errors)
                     {"label", r.label},
                     {"metric", r.metric},
                     {"error_pct", r.error_pct},
-                    {"kind", r.kind}});
+                    {"kind", to_string(r.kind)}});
   return {{"rows", rows}};
 }
 

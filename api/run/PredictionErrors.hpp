@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,11 +19,21 @@ struct Regime {
   double inter_node_gbps = 0; // per node, Gbit/s, as simulated (after any --bandwidth-gbps)
 };
 
+/// How far out of sample a prediction was made: fitted on every row, or refitted without the row's table, or without
+/// the row itself (api/calibration/Validation.hpp).
+enum class Holdout { IN_SAMPLE, LEAVE_TABLE_OUT, LEAVE_ROW_OUT };
+
+/// "in_sample", "leave_table_out" or "leave_row_out", as files name them; holdout_named reads them back (empty for
+/// any other text).
+std::string to_string(Holdout holdout);
+std::optional<Holdout> holdout_named(const std::string& text);
+
 struct ErrorRow {
   Regime regime;
-  std::string table, label, metric;
+  std::string table, label;
+  std::string metric;   // as the calibration table names it: a known metric or phase.<name>.<key> (api/run/Metrics.hpp)
   double error_pct = 0; // 100 (predicted - paper) / paper
-  std::string kind;     // "leave_row_out", "leave_table_out" or "in_sample": how far out of sample it is
+  Holdout kind     = Holdout::IN_SAMPLE;
 };
 
 struct PredictionErrors {

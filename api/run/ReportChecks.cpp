@@ -2,6 +2,8 @@
 // api/run/Simulation.cpp (which fills the report) or algorithms/MemoryFootprint.hpp (its memory figures).
 #include "api/run/ReportChecks.hpp"
 
+#include "api/run/Metrics.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -49,14 +51,12 @@ private:
   std::string problem_;
 };
 
+/// Every breakdown field of the metric table (api/run/Metrics.hpp).
 void breakdown_amounts(Checker& c, const std::string& at, const TimeBreakdown& b)
 {
-  c.amount(at + "compute_s", b.compute_s);
-  c.amount(at + "comm_s", b.comm_s);
-  c.amount(at + "exposed_comm_s", b.exposed_comm_s);
-  c.amount(at + "compression_s", b.compression_s);
-  c.amount(at + "optimizer_s", b.optimizer_s);
-  c.amount(at + "allreduce_ms", b.allreduce_ms);
+  for (const auto& m : metric_table())
+    if (m.breakdown != nullptr)
+      c.amount(at + m.name, b.*m.breakdown);
 }
 
 /// The whole-run value of one field is the fraction-weighted sum of the phases' (Simulation.cpp's `avg`).
@@ -83,10 +83,10 @@ std::string check_report(const SimulationReport& r)
   c.amount("bytes_per_gpu.intra_node", r.bytes_per_gpu.intra_node);
   const auto& m = r.memory;
   c.amount("memory_gb_per_gpu", r.memory_gb_per_gpu);
-  if (m.capacity_gb)
-    c.amount("memory.capacity_gb", *m.capacity_gb, /*positive=*/true);
-  for (const auto& [name, v] : {std::pair{"gb_without_recomputation", m.gb_without_recomputation},
-                                {"gb_with_recomputation", m.gb_with_recomputation},
+  if (m.fit.capacity_gb)
+    c.amount("memory.capacity_gb", *m.fit.capacity_gb, /*positive=*/true);
+  for (const auto& [name, v] : {std::pair{"gb_without_recomputation", m.fit.gb_without_recomputation},
+                                {"gb_with_recomputation", m.fit.gb_with_recomputation},
                                 {"weights", m.weights_gb},
                                 {"gradients", m.gradients_gb},
                                 {"optimizer_states", m.optimizer_states_gb},
@@ -160,17 +160,10 @@ std::string check_report(const SimulationReport& r)
             "global_batch / step_time_s");
   weighted(c, r, total, "step_time_s", r.step_time_s, [](const PhaseResult& p) { return p.step_time_s; });
   c.equal("samples_per_s", r.samples_per_s, batch / r.step_time_s, "global_batch / step_time_s");
-  const auto& b = r.breakdown;
-  weighted(c, r, total, "breakdown.compute_s", b.compute_s, [](const PhaseResult& p) { return p.breakdown.compute_s; });
-  weighted(c, r, total, "breakdown.comm_s", b.comm_s, [](const PhaseResult& p) { return p.breakdown.comm_s; });
-  weighted(c, r, total, "breakdown.exposed_comm_s", b.exposed_comm_s,
-           [](const PhaseResult& p) { return p.breakdown.exposed_comm_s; });
-  weighted(c, r, total, "breakdown.compression_s", b.compression_s,
-           [](const PhaseResult& p) { return p.breakdown.compression_s; });
-  weighted(c, r, total, "breakdown.optimizer_s", b.optimizer_s,
-           [](const PhaseResult& p) { return p.breakdown.optimizer_s; });
-  weighted(c, r, total, "breakdown.allreduce_ms", b.allreduce_ms,
-           [](const PhaseResult& p) { return p.breakdown.allreduce_ms; });
+  for (const auto& m : metric_table())
+    if (m.breakdown != nullptr)
+      weighted(c, r, total, std::string("breakdown.") + m.name, r.breakdown.*m.breakdown,
+               [&](const PhaseResult& p) { return p.breakdown.*m.breakdown; });
   weighted(c, r, total, "bytes_per_gpu.inter_node", r.bytes_per_gpu.inter_node,
            [](const PhaseResult& p) { return p.bytes_per_gpu.inter_node; });
   weighted(c, r, total, "bytes_per_gpu.intra_node", r.bytes_per_gpu.intra_node,
@@ -178,14 +171,14 @@ std::string check_report(const SimulationReport& r)
 
   // --- memory: the peak is the states plus the larger of activations and the step's temporaries
   const double states = m.weights_gb + m.gradients_gb + m.optimizer_states_gb + m.compression_buffers_gb;
-  c.equal("memory.gb_without_recomputation", m.gb_without_recomputation,
+  c.equal("memory.gb_without_recomputation", m.fit.gb_without_recomputation,
           states + std::max(m.activations_gb, m.optimizer_step_temporaries_gb),
           "states + max(activations, optimizer_step_temporaries)");
-  c.equal("memory.gb_with_recomputation", m.gb_with_recomputation,
+  c.equal("memory.gb_with_recomputation", m.fit.gb_with_recomputation,
           states + std::max(m.activations_recomputed_gb, m.optimizer_step_temporaries_gb),
           "states + max(activations_recomputed, optimizer_step_temporaries)");
   c.equal("memory_gb_per_gpu", r.memory_gb_per_gpu,
-          m.activation_recomputation ? m.gb_with_recomputation : m.gb_without_recomputation,
+          m.activation_recomputation ? m.fit.gb_with_recomputation : m.fit.gb_without_recomputation,
           "the memory of the run's recomputation choice");
   return c.problem();
 }

@@ -2,6 +2,9 @@
 // so the text depends only on the values.
 #include "api/run/ReportJson.hpp"
 
+#include "api/run/JsonFields.hpp"
+#include "api/run/Metrics.hpp"
+
 #include <cmath>
 #include <stdexcept>
 
@@ -10,58 +13,182 @@ namespace ccsim::api {
 namespace {
 using json = nlohmann::json;
 
+/// The breakdown's fields are the metric table's (api/run/Metrics.hpp): a new one is serialised without a line here.
 json breakdown_json(const TimeBreakdown& b)
 {
-  return {{"compute_s", b.compute_s},         {"comm_s", b.comm_s},           {"exposed_comm_s", b.exposed_comm_s},
-          {"compression_s", b.compression_s}, {"optimizer_s", b.optimizer_s}, {"allreduce_ms", b.allreduce_ms}};
+  json out = json::object();
+  for (const auto& m : metric_table())
+    if (m.breakdown != nullptr)
+      out[m.name] = b.*m.breakdown;
+  return out;
 }
 
 json bytes_json(const BytesPerGpu& b) { return {{"inter_node", b.inter_node}, {"intra_node", b.intra_node}}; }
 
-/// Reading back: `at` names the field that is missing or of the wrong type, so a damaged document is one message.
-const json& at(const json& obj, const char* key, const char* where)
-{
-  if (!obj.is_object() || !obj.contains(key))
-    throw std::invalid_argument(std::string(where) + key + ": missing");
-  return obj[key];
-}
-
-double number(const json& obj, const char* key, const char* where)
-{
-  const json& v = at(obj, key, where);
-  if (v.is_null()) // JSON has no NaN: dump writes it as null
-    return std::nan("");
-  if (!v.is_number())
-    throw std::invalid_argument(std::string(where) + key + ": not a number");
-  return v.get<double>();
-}
-
-template <class T>
-T integer(const json& obj, const char* key, const char* where)
-{
-  const json& v = at(obj, key, where);
-  if (!v.is_number_integer())
-    throw std::invalid_argument(std::string(where) + key + ": not an integer");
-  return v.get<T>();
-}
-
-std::string text(const json& obj, const char* key, const char* where)
-{
-  const json& v = at(obj, key, where);
-  if (!v.is_string())
-    throw std::invalid_argument(std::string(where) + key + ": not a string");
-  return v.get<std::string>();
-}
-
 TimeBreakdown read_breakdown(const json& b, const char* where)
 {
-  return {number(b, "compute_s", where),     number(b, "comm_s", where),      number(b, "exposed_comm_s", where),
-          number(b, "compression_s", where), number(b, "optimizer_s", where), number(b, "allreduce_ms", where)};
+  TimeBreakdown out;
+  for (const auto& m : metric_table())
+    if (m.breakdown != nullptr)
+      out.*m.breakdown = json_number(b, m.name, where);
+  return out;
 }
 
 BytesPerGpu read_bytes(const json& b, const char* where)
 {
-  return {number(b, "inter_node", where), number(b, "intra_node", where)};
+  return {json_number(b, "inter_node", where), json_number(b, "intra_node", where)};
+}
+
+json config_json(const RunConfig& c)
+{
+  json config = {{"topology", c.topology},
+                 {"workload", c.workload},
+                 {"algorithm", c.algorithm},
+                 {"gpus", c.gpus},
+                 {"nodes", c.nodes},
+                 {"dp", c.dp},
+                 {"tp", c.tp},
+                 {"pp", c.pp},
+                 {"global_batch", c.global_batch},
+                 {"batch_rule", c.batch_rule},
+                 {"micro_batch", c.micro_batch},
+                 {"grad_accumulation", c.grad_accumulation},
+                 {"seq_len", c.seq_len},
+                 {"network_model", c.network_model},
+                 {"inter_node_gbps", c.inter_node_gbps},
+                 {"params", c.params},
+                 {"compute_source", c.compute_source},
+                 {"forward_ms_per_micro_batch", c.forward_ms_per_micro_batch},
+                 {"backward_ms_per_micro_batch", c.backward_ms_per_micro_batch}};
+  if (c.ep)
+    config["ep"] = *c.ep;
+  if (c.overlap)
+    config["overlap"] = *c.overlap;
+  if (c.stragglers)
+    config["stragglers"] = {{"compute_factor", c.stragglers->compute_factor},
+                            {"kernel_factor", c.stragglers->kernel_factor},
+                            {"cv", c.stragglers->cv},
+                            {"seed", c.stragglers->seed},
+                            {"slow_gpus", c.stragglers->slow_gpus}};
+  return config;
+}
+
+json memory_json(const MemoryResult& m)
+{
+  return {{"fits", to_string(m.fit.verdict)},
+          {"capacity_gb", m.fit.capacity_gb ? json(*m.fit.capacity_gb) : json(nullptr)},
+          {"activation_recomputation", m.activation_recomputation},
+          {"gb_without_recomputation", m.fit.gb_without_recomputation},
+          {"gb_with_recomputation", m.fit.gb_with_recomputation},
+          {"breakdown_gb",
+           {{"weights", m.weights_gb},
+            {"gradients", m.gradients_gb},
+            {"optimizer_states", m.optimizer_states_gb},
+            {"compression_buffers", m.compression_buffers_gb},
+            {"optimizer_step_temporaries", m.optimizer_step_temporaries_gb},
+            {"activations", m.activations_gb},
+            {"activations_recomputed", m.activations_recomputed_gb}}},
+          {"activations_note", m.activations_note}};
+}
+
+json model_json(const ModelResult& m)
+{
+  return {{"params", m.params},
+          {"active_params", m.active_params},
+          {"tensors", m.tensors},
+          {"attention_flops", m.attention_flops},
+          {"flops_per_sample",
+           {{"counted", m.flops_per_sample},
+            {"causal", m.flops_per_sample_causal},
+            {"full", m.flops_per_sample_full},
+            {"no_attention", m.flops_per_sample_no_attention}}},
+          {"activation_bytes_per_layer", m.activation_bytes_per_layer}};
+}
+
+MemoryResult read_memory(const json& m)
+{
+  const char* mw     = "/memory/";
+  const auto verdict = memory_verdict_named(json_text(m, "fits", mw));
+  if (!verdict)
+    throw std::invalid_argument("/memory/fits: not a memory verdict");
+  MemoryResult out;
+  out.fit.verdict                   = *verdict;
+  const json& cap                   = json_field(m, "capacity_gb", mw);
+  out.fit.capacity_gb = cap.is_null() ? std::nullopt : std::optional<double>(json_number(m, "capacity_gb", mw));
+  out.activation_recomputation      = json_flag(m, "activation_recomputation", mw);
+  out.fit.gb_without_recomputation  = json_number(m, "gb_without_recomputation", mw);
+  out.fit.gb_with_recomputation     = json_number(m, "gb_with_recomputation", mw);
+  const json& mb                    = json_field(m, "breakdown_gb", mw);
+  const char* mbw                   = "/memory/breakdown_gb/";
+  out.weights_gb                    = json_number(mb, "weights", mbw);
+  out.gradients_gb                  = json_number(mb, "gradients", mbw);
+  out.optimizer_states_gb           = json_number(mb, "optimizer_states", mbw);
+  out.compression_buffers_gb        = json_number(mb, "compression_buffers", mbw);
+  out.optimizer_step_temporaries_gb = json_number(mb, "optimizer_step_temporaries", mbw);
+  out.activations_gb                = json_number(mb, "activations", mbw);
+  out.activations_recomputed_gb     = json_number(mb, "activations_recomputed", mbw);
+  out.activations_note              = json_text(m, "activations_note", mw);
+  return out;
+}
+
+RunConfig read_config(const json& c)
+{
+  const char* cw = "/config/";
+  RunConfig k;
+  k.topology     = json_text(c, "topology", cw);
+  k.workload     = json_text(c, "workload", cw);
+  k.algorithm    = json_text(c, "algorithm", cw);
+  k.gpus         = json_integer<int>(c, "gpus", cw);
+  k.nodes        = json_integer<int>(c, "nodes", cw);
+  k.dp           = json_integer<int>(c, "dp", cw);
+  k.tp           = json_integer<int>(c, "tp", cw);
+  k.pp           = json_integer<int>(c, "pp", cw);
+  if (c.contains("ep"))
+    k.ep = json_integer<int>(c, "ep", cw);
+  if (c.contains("overlap"))
+    k.overlap = json_text(c, "overlap", cw);
+  k.global_batch = json_integer<std::uint64_t>(c, "global_batch", cw);
+  k.batch_rule   = json_text(c, "batch_rule", cw);
+  k.micro_batch  = json_integer<std::uint64_t>(c, "micro_batch", cw);
+  k.grad_accumulation = json_integer<int>(c, "grad_accumulation", cw);
+  k.seq_len           = json_integer<int>(c, "seq_len", cw);
+  k.network_model     = json_text(c, "network_model", cw);
+  k.inter_node_gbps   = json_number(c, "inter_node_gbps", cw);
+  const json& params  = json_field(c, "params", cw);
+  if (!params.is_object())
+    throw std::invalid_argument("/config/params: not an object");
+  for (const auto& [key, value] : params.items()) {
+    if (!value.is_number())
+      throw std::invalid_argument("/config/params/" + key + ": not a number");
+    k.params[key] = value.get<double>();
+  }
+  k.compute_source              = json_text(c, "compute_source", cw);
+  k.forward_ms_per_micro_batch  = json_number(c, "forward_ms_per_micro_batch", cw);
+  k.backward_ms_per_micro_batch = json_number(c, "backward_ms_per_micro_batch", cw);
+  if (c.contains("stragglers")) {
+    const json& s  = c["stragglers"];
+    const char* sw = "/config/stragglers/";
+    k.stragglers   = StragglerResult{json_number(s, "compute_factor", sw), json_number(s, "kernel_factor", sw),
+                                     json_number(s, "cv", sw), json_integer<std::uint64_t>(s, "seed", sw),
+                                     json_integer<std::size_t>(s, "slow_gpus", sw)};
+  }
+  return k;
+}
+
+ModelResult read_model(const json& mo)
+{
+  const char* mw = "/model/";
+  const json& f  = json_field(mo, "flops_per_sample", mw);
+  const char* fw = "/model/flops_per_sample/";
+  return {json_integer<std::uint64_t>(mo, "params", mw),
+          json_integer<std::uint64_t>(mo, "active_params", mw),
+          json_integer<std::uint64_t>(mo, "tensors", mw),
+          json_text(mo, "attention_flops", mw),
+          json_number(f, "counted", fw),
+          json_number(f, "causal", fw),
+          json_number(f, "full", fw),
+          json_number(f, "no_attention", fw),
+          json_number(mo, "activation_bytes_per_layer", mw)};
 }
 } // namespace
 
@@ -82,75 +209,21 @@ json to_json(const SimulationReport& r)
 {
   json breakdown                = breakdown_json(r.breakdown);
   breakdown["straggler_wait_s"] = r.straggler_wait_s;
-  const auto& m                 = r.memory;
   json phases                   = json::array();
   for (const auto& p : r.phases)
     phases.push_back(to_json(p));
-  const auto& c = r.config;
-  json config   = {{"topology", c.topology},
-                   {"workload", c.workload},
-                   {"algorithm", c.algorithm},
-                   {"gpus", c.gpus},
-                   {"nodes", c.nodes},
-                   {"dp", c.dp},
-                   {"tp", c.tp},
-                   {"pp", c.pp},
-                   {"global_batch", c.global_batch},
-                   {"batch_rule", c.batch_rule},
-                   {"micro_batch", c.micro_batch},
-                   {"grad_accumulation", c.grad_accumulation},
-                   {"seq_len", c.seq_len},
-                   {"network_model", c.network_model},
-                   {"inter_node_gbps", c.inter_node_gbps},
-                   {"params", c.params},
-                   {"compute_source", c.compute_source},
-                   {"forward_ms_per_micro_batch", c.forward_ms_per_micro_batch},
-                   {"backward_ms_per_micro_batch", c.backward_ms_per_micro_batch}};
-  if (c.ep)
-    config["ep"] = *c.ep;
-  if (c.overlap)
-    config["overlap"] = *c.overlap;
-  if (c.stragglers)
-    config["stragglers"] = {{"compute_factor", c.stragglers->compute_factor},
-                            {"kernel_factor", c.stragglers->kernel_factor},
-                            {"cv", c.stragglers->cv},
-                            {"seed", c.stragglers->seed},
-                            {"slow_gpus", c.stragglers->slow_gpus}};
   json doc = {{"samples_per_s", r.samples_per_s},
               {"step_time_s", r.step_time_s},
               {"tflops_per_gpu", r.tflops_per_gpu},
               {"breakdown", breakdown},
               {"bytes_per_gpu", bytes_json(r.bytes_per_gpu)},
               {"memory_gb_per_gpu", r.memory_gb_per_gpu},
-              {"memory",
-               {{"fits", m.fits},
-                {"capacity_gb", m.capacity_gb ? json(*m.capacity_gb) : json(nullptr)},
-                {"activation_recomputation", m.activation_recomputation},
-                {"gb_without_recomputation", m.gb_without_recomputation},
-                {"gb_with_recomputation", m.gb_with_recomputation},
-                {"breakdown_gb",
-                 {{"weights", m.weights_gb},
-                  {"gradients", m.gradients_gb},
-                  {"optimizer_states", m.optimizer_states_gb},
-                  {"compression_buffers", m.compression_buffers_gb},
-                  {"optimizer_step_temporaries", m.optimizer_step_temporaries_gb},
-                  {"activations", m.activations_gb},
-                  {"activations_recomputed", m.activations_recomputed_gb}}},
-                {"activations_note", m.activations_note}}},
+              {"memory", memory_json(r.memory)},
               {"phases", phases},
-              {"config", config},
+              {"config", config_json(r.config)},
               {"sim", {{"wall_s", r.wall_s}, {"events", r.events}, {"fidelity", r.fidelity}}}};
   if (r.model)
-    doc["model"] = {{"params", r.model->params},
-                    {"active_params", r.model->active_params},
-                    {"tensors", r.model->tensors},
-                    {"attention_flops", r.model->attention_flops},
-                    {"flops_per_sample",
-                     {{"counted", r.model->flops_per_sample},
-                      {"causal", r.model->flops_per_sample_causal},
-                      {"full", r.model->flops_per_sample_full},
-                      {"no_attention", r.model->flops_per_sample_no_attention}}},
-                    {"activation_bytes_per_layer", r.model->activation_bytes_per_layer}};
+    doc["model"] = model_json(*r.model);
   if (r.ranks_idle_s)
     doc["ranks_idle_s"] = *r.ranks_idle_s;
   if (r.links) {
@@ -159,9 +232,7 @@ json to_json(const SimulationReport& r)
       links.push_back({{"link", l.link}, {"bytes", l.bytes}, {"utilisation", l.utilisation}});
     doc["links"] = links;
   }
-  doc["intervals"] = nlohmann::json::object();
-  for (const auto& [metric, iv] : r.intervals)
-    doc["intervals"][metric] = {{"low", iv.low}, {"high", iv.high}, {"why", iv.why}};
+  doc["intervals"] = to_json(r.intervals, /*why=*/true);
   if (r.links_over_time)
     doc["links_over_time"] = *r.links_over_time;
   if (r.trace)
@@ -169,119 +240,77 @@ json to_json(const SimulationReport& r)
   return doc;
 }
 
+PhaseResult phase_from_json(const json& p)
+{
+  const char* pw = "/phases/*/";
+  PhaseResult ph;
+  ph.name                      = json_text(p, "name", pw);
+  ph.fraction                  = json_number(p, "fraction", pw);
+  ph.step_time_s               = json_number(p, "step_time_s", pw);
+  ph.samples_per_s             = json_number(p, "samples_per_s", pw);
+  const json& pb               = json_field(p, "breakdown", pw);
+  ph.breakdown                 = read_breakdown(pb, "/phases/*/breakdown/");
+  ph.pipeline_forward_comm_ms  = json_number(pb, "pipeline_forward_comm_ms", "/phases/*/breakdown/");
+  ph.pipeline_backward_comm_ms = json_number(pb, "pipeline_backward_comm_ms", "/phases/*/breakdown/");
+  ph.bytes_per_gpu             = read_bytes(json_field(p, "bytes_per_gpu", pw), "/phases/*/bytes_per_gpu/");
+  return ph;
+}
+
+json to_json(const std::map<Metric, Interval>& intervals, bool why)
+{
+  json out = json::object();
+  for (const auto& [metric, iv] : intervals) {
+    out[metric_name(metric)] = {{"low", iv.low}, {"high", iv.high}};
+    if (why)
+      out[metric_name(metric)]["why"] = iv.why;
+  }
+  return out;
+}
+
+std::map<Metric, Interval> intervals_from_json(const json& doc, bool why)
+{
+  if (!doc.is_object())
+    throw std::invalid_argument("/intervals: not an object");
+  std::map<Metric, Interval> out;
+  for (const auto& [name, iv] : doc.items()) {
+    const auto metric = metric_named(name);
+    if (!metric)
+      throw std::invalid_argument("/intervals/" + name + ": not a metric");
+    out[*metric] = {json_number(iv, "low", "/intervals/*/"), json_number(iv, "high", "/intervals/*/"),
+                    why ? json_text(iv, "why", "/intervals/*/") : std::string()};
+  }
+  return out;
+}
+
 SimulationReport report_from_json(const json& doc)
 {
   SimulationReport r;
-  r.samples_per_s    = number(doc, "samples_per_s", "/");
-  r.step_time_s      = number(doc, "step_time_s", "/");
-  r.tflops_per_gpu   = number(doc, "tflops_per_gpu", "/");
-  const json& b      = at(doc, "breakdown", "/");
+  r.samples_per_s    = json_number(doc, "samples_per_s", "/");
+  r.step_time_s      = json_number(doc, "step_time_s", "/");
+  r.tflops_per_gpu   = json_number(doc, "tflops_per_gpu", "/");
+  const json& b      = json_field(doc, "breakdown", "/");
   r.breakdown        = read_breakdown(b, "/breakdown/");
-  r.straggler_wait_s = number(b, "straggler_wait_s", "/breakdown/");
-  r.bytes_per_gpu    = read_bytes(at(doc, "bytes_per_gpu", "/"), "/bytes_per_gpu/");
-  r.memory_gb_per_gpu = number(doc, "memory_gb_per_gpu", "/");
+  r.straggler_wait_s = json_number(b, "straggler_wait_s", "/breakdown/");
+  r.bytes_per_gpu    = read_bytes(json_field(doc, "bytes_per_gpu", "/"), "/bytes_per_gpu/");
+  r.memory_gb_per_gpu = json_number(doc, "memory_gb_per_gpu", "/");
 
-  const json& m              = at(doc, "memory", "/");
-  const char* mw             = "/memory/";
-  r.memory.fits              = text(m, "fits", mw);
-  const json& cap            = at(m, "capacity_gb", mw);
-  r.memory.capacity_gb       = cap.is_null() ? std::nullopt : std::optional<double>(number(m, "capacity_gb", mw));
-  const json& rec            = at(m, "activation_recomputation", mw);
-  if (!rec.is_boolean())
-    throw std::invalid_argument("/memory/activation_recomputation: not a boolean");
-  r.memory.activation_recomputation = rec.get<bool>();
-  r.memory.gb_without_recomputation = number(m, "gb_without_recomputation", mw);
-  r.memory.gb_with_recomputation    = number(m, "gb_with_recomputation", mw);
-  const json& mb                    = at(m, "breakdown_gb", mw);
-  const char* mbw                   = "/memory/breakdown_gb/";
-  r.memory.weights_gb                    = number(mb, "weights", mbw);
-  r.memory.gradients_gb                  = number(mb, "gradients", mbw);
-  r.memory.optimizer_states_gb           = number(mb, "optimizer_states", mbw);
-  r.memory.compression_buffers_gb        = number(mb, "compression_buffers", mbw);
-  r.memory.optimizer_step_temporaries_gb = number(mb, "optimizer_step_temporaries", mbw);
-  r.memory.activations_gb                = number(mb, "activations", mbw);
-  r.memory.activations_recomputed_gb     = number(mb, "activations_recomputed", mbw);
-  r.memory.activations_note              = text(m, "activations_note", mw);
+  r.memory            = read_memory(json_field(doc, "memory", "/"));
 
-  const json& phases = at(doc, "phases", "/");
+  const json& phases = json_field(doc, "phases", "/");
   if (!phases.is_array())
     throw std::invalid_argument("/phases: not an array");
-  for (const auto& p : phases) {
-    const char* pw = "/phases/*/";
-    PhaseResult ph;
-    ph.name                      = text(p, "name", pw);
-    ph.fraction                  = number(p, "fraction", pw);
-    ph.step_time_s               = number(p, "step_time_s", pw);
-    ph.samples_per_s             = number(p, "samples_per_s", pw);
-    const json& pb               = at(p, "breakdown", pw);
-    ph.breakdown                 = read_breakdown(pb, "/phases/*/breakdown/");
-    ph.pipeline_forward_comm_ms  = number(pb, "pipeline_forward_comm_ms", "/phases/*/breakdown/");
-    ph.pipeline_backward_comm_ms = number(pb, "pipeline_backward_comm_ms", "/phases/*/breakdown/");
-    ph.bytes_per_gpu             = read_bytes(at(p, "bytes_per_gpu", pw), "/phases/*/bytes_per_gpu/");
-    r.phases.push_back(std::move(ph));
-  }
+  for (const auto& p : phases)
+    r.phases.push_back(phase_from_json(p));
 
-  const json& c = at(doc, "config", "/");
-  const char* cw = "/config/";
-  auto& k        = r.config;
-  k.topology     = text(c, "topology", cw);
-  k.workload     = text(c, "workload", cw);
-  k.algorithm    = text(c, "algorithm", cw);
-  k.gpus         = integer<int>(c, "gpus", cw);
-  k.nodes        = integer<int>(c, "nodes", cw);
-  k.dp           = integer<int>(c, "dp", cw);
-  k.tp           = integer<int>(c, "tp", cw);
-  k.pp           = integer<int>(c, "pp", cw);
-  if (c.contains("ep"))
-    k.ep = integer<int>(c, "ep", cw);
-  if (c.contains("overlap"))
-    k.overlap = text(c, "overlap", cw);
-  k.global_batch = integer<std::uint64_t>(c, "global_batch", cw);
-  k.batch_rule   = text(c, "batch_rule", cw);
-  k.micro_batch  = integer<std::uint64_t>(c, "micro_batch", cw);
-  k.grad_accumulation = integer<int>(c, "grad_accumulation", cw);
-  k.seq_len           = integer<int>(c, "seq_len", cw);
-  k.network_model     = text(c, "network_model", cw);
-  k.inter_node_gbps   = number(c, "inter_node_gbps", cw);
-  const json& params  = at(c, "params", cw);
-  if (!params.is_object())
-    throw std::invalid_argument("/config/params: not an object");
-  for (const auto& [key, value] : params.items()) {
-    if (!value.is_number())
-      throw std::invalid_argument("/config/params/" + key + ": not a number");
-    k.params[key] = value.get<double>();
-  }
-  k.compute_source              = text(c, "compute_source", cw);
-  k.forward_ms_per_micro_batch  = number(c, "forward_ms_per_micro_batch", cw);
-  k.backward_ms_per_micro_batch = number(c, "backward_ms_per_micro_batch", cw);
-  if (c.contains("stragglers")) {
-    const json& s  = c["stragglers"];
-    const char* sw = "/config/stragglers/";
-    k.stragglers   = StragglerResult{number(s, "compute_factor", sw), number(s, "kernel_factor", sw),
-                                     number(s, "cv", sw), integer<std::uint64_t>(s, "seed", sw),
-                                     integer<std::size_t>(s, "slow_gpus", sw)};
-  }
+  r.config = read_config(json_field(doc, "config", "/"));
 
-  if (doc.contains("model")) {
-    const json& mo  = doc["model"];
-    const char* mw  = "/model/";
-    const json& f   = at(mo, "flops_per_sample", mw);
-    const char* fw  = "/model/flops_per_sample/";
-    r.model         = ModelResult{integer<std::uint64_t>(mo, "params", mw),
-                                  integer<std::uint64_t>(mo, "active_params", mw),
-                                  integer<std::uint64_t>(mo, "tensors", mw),
-                                  text(mo, "attention_flops", mw),
-                                  number(f, "counted", fw),
-                                  number(f, "causal", fw),
-                                  number(f, "full", fw),
-                                  number(f, "no_attention", fw),
-                                  number(mo, "activation_bytes_per_layer", mw)};
-  }
+  if (doc.contains("model"))
+    r.model = read_model(doc["model"]);
 
-  const json& sim = at(doc, "sim", "/");
-  r.wall_s        = number(sim, "wall_s", "/sim/");
-  r.events        = integer<std::uint64_t>(sim, "events", "/sim/");
-  r.fidelity      = text(sim, "fidelity", "/sim/");
+  const json& sim = json_field(doc, "sim", "/");
+  r.wall_s        = json_number(sim, "wall_s", "/sim/");
+  r.events        = json_integer<std::uint64_t>(sim, "events", "/sim/");
+  r.fidelity      = json_text(sim, "fidelity", "/sim/");
   if (doc.contains("ranks_idle_s")) {
     r.ranks_idle_s.emplace();
     for (const auto& v : doc["ranks_idle_s"]) {
@@ -293,15 +322,10 @@ SimulationReport report_from_json(const json& doc)
   if (doc.contains("links")) {
     r.links.emplace();
     for (const auto& l : doc["links"])
-      r.links->push_back({text(l, "link", "/links/*/"), number(l, "bytes", "/links/*/"),
-                          number(l, "utilisation", "/links/*/")});
+      r.links->push_back({json_text(l, "link", "/links/*/"), json_number(l, "bytes", "/links/*/"),
+                          json_number(l, "utilisation", "/links/*/")});
   }
-  const json& intervals = at(doc, "intervals", "/");
-  if (!intervals.is_object())
-    throw std::invalid_argument("/intervals: not an object");
-  for (const auto& [metric, iv] : intervals.items())
-    r.intervals[metric] = {number(iv, "low", "/intervals/*/"), number(iv, "high", "/intervals/*/"),
-                           text(iv, "why", "/intervals/*/")};
+  r.intervals = intervals_from_json(json_field(doc, "intervals", "/"), /*why=*/true);
   if (doc.contains("links_over_time"))
     r.links_over_time = doc["links_over_time"];
   if (doc.contains("trace"))

@@ -298,11 +298,10 @@ void check_memory(const SimulateRequest& req, ResolvedRun& r)
   sim::StepShape& s         = r.shape;
   const auto& mem = r.memory = algorithms::memory_footprint(*algo, work, s);
   const double need_plain = mem.total_bytes(false), need_recompute = mem.total_bytes(true);
-  std::string& fits       = r.fits = "unknown (the topology has no gpu.memory_gb)";
+  r.memory_fit            = judge_memory(need_plain, need_recompute, topo.gpu.memory_bytes);
   if (topo.gpu.memory_bytes) {
     const double cap = *topo.gpu.memory_bytes;
-    fits = need_plain <= cap ? "yes" : need_recompute <= cap ? "with activation recomputation" : "no";
-    if (fits == "no" && !req.allow_oom)
+    if (r.memory_fit.verdict == MemoryVerdict::DOES_NOT_FIT && !req.allow_oom)
       throw io::InputError(
           r.topology_file, "/gpu/memory_gb",
           fmt::format("{} on {} with tp {} pp {} dp {} needs {:.1f} GB per GPU even with activation recomputation "
@@ -314,7 +313,7 @@ void check_memory(const SimulateRequest& req, ResolvedRun& r)
                       algo->parallelism() == algorithms::Parallelism::SHARDED_DATA_PARALLEL ? ""
                                                                                             : ", use a sharded algorithm"));
   }
-  r.recompute = fits == "with activation recomputation" || req.recompute;
+  r.recompute = r.memory_fit.verdict == MemoryVerdict::FITS_WITH_RECOMPUTATION || req.recompute;
   // The recomputed forward passes are charged where compute is the model's FLOPs over the GPU's sustained rate (a
   // workload from its architecture: those FLOPs count no recomputation), or when asked for. The papers' workloads
   // keep their calibrated compute, fitted to the papers' measured steps, which already hold whatever their systems

@@ -4,6 +4,7 @@
 // rules, the memory per GPU), the algorithm's plan made and the stragglers drawn. Every bad input is an io::InputError
 // here, before anything is simulated. Nothing in it touches SimGrid, so any process may resolve.
 
+#include "api/run/MemoryFit.hpp"
 #include "api/run/SimulateRequest.hpp"
 
 #include "algorithms/MemoryFootprint.hpp"
@@ -31,8 +32,8 @@ struct ResolvedRun {
   std::string batch_rule;                   // which rule set the global batch
   sim::StepPlan plan;
   algorithms::MemoryFootprint memory;
-  std::string fits;                         // "yes", "with activation recomputation", "no", "unknown (...)"
-  bool recompute = false;                   // fits only with activation recomputation
+  MemoryFit memory_fit;                     // whether it fits the GPUs' memory (api/run/MemoryFit.hpp)
+  bool recompute = false;                   // fits only with activation recomputation, or --recompute
   sim::StragglerModel stragglers;
   sim::StragglerEffect straggling;
   bool links = false, trace = false;

@@ -116,12 +116,8 @@ SimulationReport simulate(const ResolvedRun& run)
   const auto& mem       = run.memory;
   out.memory_gb_per_gpu = mem.total_bytes(run.recompute) / 1e9;
   auto& m               = out.memory;
-  m.fits                = run.fits;
-  if (topo.gpu.memory_bytes)
-    m.capacity_gb = *topo.gpu.memory_bytes / 1e9;
+  m.fit                 = run.memory_fit;
   m.activation_recomputation      = run.recompute;
-  m.gb_without_recomputation      = mem.total_bytes(false) / 1e9;
-  m.gb_with_recomputation         = mem.total_bytes(true) / 1e9;
   m.weights_gb                    = mem.weights_bytes / 1e9;
   m.gradients_gb                  = mem.gradients_bytes / 1e9;
   m.optimizer_states_gb           = mem.optimizer_bytes / 1e9;

@@ -3,6 +3,8 @@
 // struct per JSON object. api/run/ReportJson.hpp is its one serialisation (the JSON users read, and what a simulation
 // child sends back through its pipe); every caller reads these fields, never the JSON by string keys.
 
+#include "api/run/MemoryFit.hpp"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -43,11 +45,8 @@ struct PhaseResult {
 
 /// Memory per GPU (algorithms/MemoryFootprint.hpp), in GB (1e9 bytes).
 struct MemoryResult {
-  std::string fits;                   // "yes", "with activation recomputation", "no" or "unknown (...)"
-  std::optional<double> capacity_gb;  // the topology's gpu.memory_gb
+  MemoryFit fit; // the verdict, the GB without and with activation recomputation, and the GPU's capacity
   bool activation_recomputation = false;
-  double gb_without_recomputation = 0;
-  double gb_with_recomputation    = 0;
   double weights_gb = 0, gradients_gb = 0, optimizer_states_gb = 0, compression_buffers_gb = 0,
          optimizer_step_temporaries_gb = 0, activations_gb = 0, activations_recomputed_gb = 0;
   std::string activations_note;
@@ -112,6 +111,8 @@ struct LinkLoad {
   double utilisation = 0;
 };
 
+enum class Metric : unsigned char; // api/run/Metrics.hpp: every metric, declared once
+
 struct SimulationReport {
   // Whole-run averages: each phase weighted by its share of the steps.
   double samples_per_s  = 0;
@@ -130,7 +131,7 @@ struct SimulationReport {
   std::string fidelity;     // sim.fidelity
   std::optional<std::vector<double>> ranks_idle_s; // with stragglers: each rank's wait per step
   std::optional<std::vector<LinkLoad>> links;      // --links: the busiest links
-  std::map<std::string, Interval> intervals;       // per headline metric (api/run/Intervals.hpp)
+  std::map<Metric, Interval> intervals;            // per headline metric (api/run/Intervals.hpp)
   /// --links: every link's load per op over time, and --trace: Chrome trace events. Documents for other tools
   /// (plots/link_heatmap.py, Perfetto), made by api/run/TraceJson.hpp; carried as they are written.
   std::optional<nlohmann::json> links_over_time;

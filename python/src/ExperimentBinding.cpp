@@ -68,7 +68,7 @@ std::string experiment(const Texts& texts, const Documents& documents, nb::objec
                             {"written", o.written},
                             {"stopped", o.stopped},
                             {"failures", failures},
-                            {"rows", o.rows},
+                            {"rows", api::to_json(o.rows)},
                             {"figure_drawn", drawn},
                             {"document", o.written ? o.document : nlohmann::json(nullptr)}};
     });

@@ -33,7 +33,7 @@ std::string validate(const Texts& texts, const Documents& documents, nb::object 
         };
       const auto result = api::validate_fits(command);
       api::write_validate_files(command, result);
-      return io::dump_json(result.document);
+      return io::dump_json(api::to_json(result));
     });
   }
   on_progress.rethrow_kept();

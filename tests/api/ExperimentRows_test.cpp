@@ -12,6 +12,7 @@
 #include <cmath>
 
 using ccsim::api::assemble_rows;
+using ccsim::api::Metric;
 using ccsim::api::load_experiment;
 using ccsim::api::median_abs_error;
 using ccsim::test::write_temp_file;
@@ -100,20 +101,22 @@ TEST_CASE("Experiment: speedup and scaling efficiency from a fake simulator", "[
                                       fake_doc(3600)});
   REQUIRE(rows.size() == 6);
   // speedup = samples/s over adam at the same GPUs: 1000/800, 2000/1200, 3600/1600
-  CHECK(rows[0]["speedup"].get<double>() == Approx(1.0));
-  CHECK(rows[3]["speedup"].get<double>() == Approx(1.25));
-  CHECK(rows[4]["speedup"].get<double>() == Approx(5.0 / 3.0));
-  CHECK(rows[5]["speedup"].get<double>() == Approx(2.25));
+  CHECK(rows[0].speedup->value == Approx(1.0));
+  CHECK(rows[3].speedup->value == Approx(1.25));
+  CHECK(rows[4].speedup->value == Approx(5.0 / 3.0));
+  CHECK(rows[5].speedup->value == Approx(2.25));
+  CHECK(rows[5].speedup->over == "adam");
   // efficiency = (samples/s / gpus) / (that of 8 GPUs): adam 100/s/GPU at 8 -> 75 at 16 (0.75), 50 at 32 (0.5);
   // onebit 125 at 8 -> 125 at 16 (1.0), 112.5 at 32 (0.9)
-  CHECK(rows[0]["scaling_efficiency"].get<double>() == Approx(1.0));
-  CHECK(rows[1]["scaling_efficiency"].get<double>() == Approx(0.75));
-  CHECK(rows[2]["scaling_efficiency"].get<double>() == Approx(0.5));
-  CHECK(rows[4]["scaling_efficiency"].get<double>() == Approx(1.0));
-  CHECK(rows[5]["scaling_efficiency"].get<double>() == Approx(0.9));
-  // the breakdown and bytes are copied onto the row
-  CHECK(rows[5]["exposed_comm_s"].get<double>() == Approx(0.3));
-  CHECK(rows[5]["inter_node_bytes"].get<double>() == Approx(100.0));
+  CHECK(*rows[0].scaling_efficiency == Approx(1.0));
+  CHECK(*rows[1].scaling_efficiency == Approx(0.75));
+  CHECK(*rows[2].scaling_efficiency == Approx(0.5));
+  CHECK(*rows[4].scaling_efficiency == Approx(1.0));
+  CHECK(*rows[5].scaling_efficiency == Approx(0.9));
+  // the breakdown and bytes are copied onto the row, and into its JSON by name
+  CHECK(rows[5].metric(Metric::EXPOSED_COMM_S) == Approx(0.3));
+  CHECK(rows[5].metric(Metric::INTER_NODE_BYTES) == Approx(100.0));
+  CHECK(to_json(rows[5])["exposed_comm_s"].get<double>() == Approx(0.3));
 }
 
 TEST_CASE("Experiment: error_pct per paper metric and the median of its absolute values", "[api]")
@@ -124,11 +127,14 @@ TEST_CASE("Experiment: error_pct per paper metric and the median of its absolute
   const auto e    = load_experiment(file);
   const auto rows = assemble_rows(e, {fake_doc(100, 190), fake_doc(200, 60), fake_doc(500, 103)});
   // 100 (190 - 200) / 200 = -5; 100 (60 - 50) / 50 = +20; 100 (103 - 100) / 100 = +3; 100 (500 - 400) / 400 = +25
-  CHECK(rows[0]["error_pct"]["allreduce_ms"].get<double>() == Approx(-5.0));
-  CHECK(rows[0]["predicted"]["allreduce_ms"].get<double>() == Approx(190.0));
-  CHECK(rows[1]["error_pct"]["allreduce_ms"].get<double>() == Approx(20.0));
-  CHECK(rows[2]["error_pct"]["allreduce_ms"].get<double>() == Approx(3.0));
-  CHECK(rows[2]["error_pct"]["samples_per_s"].get<double>() == Approx(25.0));
+  CHECK(rows[0].paper_value("allreduce_ms")->error_pct == Approx(-5.0));
+  CHECK(rows[0].paper_value("allreduce_ms")->predicted == Approx(190.0));
+  CHECK(rows[0].paper_value("allreduce_ms")->paper == Approx(200.0));
+  CHECK(rows[1].paper_value("allreduce_ms")->error_pct == Approx(20.0));
+  CHECK(rows[2].paper_value("allreduce_ms")->error_pct == Approx(3.0));
+  CHECK(rows[2].paper_value("samples_per_s")->error_pct == Approx(25.0));
+  CHECK(rows[0].paper_value("samples_per_s") == nullptr);
+  CHECK(ccsim::api::paper_value_count(rows) == 4);
   // |errors| sorted 3, 5, 20, 25 -> median (5 + 20) / 2 = 12.5
   CHECK(median_abs_error(rows) == Approx(12.5));
   // without the last row: 5, 20 -> 12.5 too; with only the first: 5
@@ -142,7 +148,58 @@ TEST_CASE("Experiment: a failed point keeps its row with the error and no speedu
     "axes": {"algorithm": ["adam", "onebit"]}, "baseline": {"algorithm": "adam"}})");
   const auto e    = load_experiment(file);
   const auto rows = assemble_rows(e, {fake_doc(800), failed("plan rejected")});
-  CHECK(rows[1]["error"] == "plan rejected");
-  CHECK_FALSE(rows[1].contains("speedup"));
-  CHECK_FALSE(rows[1].contains("samples_per_s"));
+  CHECK(rows[1].error == "plan rejected");
+  CHECK(rows[1].status() == ccsim::api::RowStatus::NOT_RUN);
+  CHECK(rows[0].status() == ccsim::api::RowStatus::RAN);
+  auto oom        = rows[0];
+  oom.fits_memory = ccsim::api::MemoryVerdict::DOES_NOT_FIT; // ran under --allow-oom
+  CHECK(oom.status() == ccsim::api::RowStatus::RAN_OUT_OF_MEMORY);
+  CHECK_FALSE(rows[1].speedup);
+  const auto doc = to_json(rows[1]);
+  CHECK(doc["error"] == "plan rejected");
+  CHECK_FALSE(doc.contains("samples_per_s"));
+  CHECK_FALSE(doc.contains("speedup"));
+}
+
+TEST_CASE("ExperimentRow: a row read back from its JSON writes the same JSON, failed rows too", "[api]")
+{
+  const auto file = write_temp_file("roundtrip.json", R"({"base": {"topology": "t", "workload": "w", "gpus": 8},
+    "axes": {"algorithm": ["adam", "onebit"], "params.k": [0.5]}, "baseline": {"algorithm": "adam"},
+    "rows": [{"label": "r", "paper": {"allreduce_ms": 8, "phase.warmup.step_time_s": 2}}]})");
+  const auto e    = load_experiment(file);
+  const auto rows = assemble_rows(e, {fake_doc(800), failed("plan rejected")});
+  for (const auto& row : rows) {
+    const auto text  = ccsim::io::dump_json(to_json(row), 2);
+    const auto again = ccsim::api::experiment_row_from_json(nlohmann::json::parse(text));
+    CHECK(ccsim::io::dump_json(to_json(again), 2) == text);
+    CHECK(again.axes == row.axes);
+    CHECK(again.label == "r");
+  }
+  // The paper's phase has no such phase in the report: the prediction is NaN, written as null, read back as NaN.
+  const auto again = ccsim::api::experiment_row_from_json(to_json(rows[0]));
+  REQUIRE(again.paper.size() == 2);
+  CHECK(again.paper[0].metric == "allreduce_ms");
+  CHECK(again.paper[0].error_pct == Approx(25.0)); // 100 (10 - 8) / 8
+  CHECK(std::isnan(again.paper[1].predicted));
+  CHECK(again.speedup->over == "adam");
+  CHECK(again.axes["params.k"] == 0.5);
+  CHECK(again.fits_memory == rows[0].fits_memory);
+  CHECK(again.error == std::nullopt);
+  CHECK(ccsim::api::experiment_row_from_json(to_json(rows[1])).error == "plan rejected");
+}
+
+TEST_CASE("ExperimentRow: a damaged row is refused naming the field", "[api]")
+{
+  const auto file = write_temp_file("damaged.json", R"({"base": {"topology": "t", "workload": "w", "gpus": 8,
+    "algorithm": "adam"}})");
+  const auto rows = assemble_rows(load_experiment(file), {fake_doc(800)});
+  auto doc        = to_json(rows[0]);
+  doc.erase("exposed_comm_s");
+  CHECK_THROWS_WITH(ccsim::api::experiment_row_from_json(doc), Catch::Contains("/exposed_comm_s: missing"));
+  doc                = to_json(rows[0]);
+  doc["fits_memory"] = "maybe";
+  CHECK_THROWS_WITH(ccsim::api::experiment_row_from_json(doc), Catch::Contains("/fits_memory: not a memory verdict"));
+  doc                                = to_json(rows[0]);
+  doc["intervals"]["throughput"]     = {{"low", 1}, {"high", 2}};
+  CHECK_THROWS_WITH(ccsim::api::experiment_row_from_json(doc), Catch::Contains("/intervals/throughput: not a metric"));
 }

@@ -17,7 +17,7 @@ ErrorRow row(const std::string& topology, double error_pct, const std::string& m
   r.label     = label.empty() ? std::to_string(error_pct) : label;
   r.metric    = metric;
   r.error_pct = error_pct;
-  r.kind      = "leave_row_out";
+  r.kind      = Holdout::LEAVE_ROW_OUT;
   return r;
 }
 

@@ -39,8 +39,8 @@ SimulationReport consistent()
   m.activations_gb                = 4;
   m.activations_recomputed_gb     = 1.5;
   m.optimizer_step_temporaries_gb = 1;
-  m.gb_without_recomputation      = 10.5;
-  m.gb_with_recomputation         = 8;
+  m.fit.gb_without_recomputation  = 10.5;
+  m.fit.gb_with_recomputation     = 8;
   r.memory_gb_per_gpu             = 10.5;
   auto& c                         = r.config;
   c.algorithm                     = "onebit-adam";

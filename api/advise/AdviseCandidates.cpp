@@ -1,0 +1,98 @@
+// The family, its baseline and the candidates of `advise`; see AdviseCandidates.hpp.
+#include "api/advise/AdviseCandidates.hpp"
+
+#include "algorithms/PlanAlgorithm.hpp"
+#include "algorithms/Registry.hpp"
+#include "api/advise/AdviseFilters.hpp"
+#include "api/advise/ShapeSearch.hpp"
+#include "api/run/ResolvedRun.hpp"
+#include "io/JsonInput.hpp"
+
+#include <algorithm>
+
+namespace ccsim::api {
+
+namespace {
+/// The global batch a search compares splits at: the flag's, the workload's, or what its run rule gives the workload's
+/// default split (a batch that grows with dp would otherwise change with the split, and with it the convergence the
+/// evidence measured). 0: none (each split's own).
+std::uint64_t search_batch(const SimulateRequest& shape, const sim::Workload& work)
+{
+  std::uint64_t batch = shape.global_batch.value_or(work.global_batch);
+  if (batch == 0 && work.grad_accumulation > 0)
+    batch = static_cast<std::uint64_t>(std::max(1, shape.gpus / std::max(1, work.tp * work.pp))) * work.micro_batch *
+            static_cast<std::uint64_t>(work.grad_accumulation);
+  return batch;
+}
+
+/// Without search, one split: the filters give it.
+void apply_split_filters(const AdviseRequest& in, SimulateRequest& shape)
+{
+  if (in.tp.size() > 1 || in.pp.size() > 1)
+    throw io::InputError(in.tp.size() > 1 ? "--tp" : "--pp", "", "several values need --search");
+  if (!in.tp.empty())
+    shape.tp = in.tp.front();
+  if (!in.pp.empty())
+    shape.pp = in.pp.front();
+}
+
+bool allowed(const std::vector<int>& only, int v)
+{
+  return only.empty() || std::find(only.begin(), only.end(), v) != only.end();
+}
+} // namespace
+
+AdviseCandidates advise_candidates(const AdviseRequest& in, const sim::Workload& work)
+{
+  AdviseCandidates out;
+  // Which family fits: the pipeline algorithms (AQ-SGD's) serve workloads pipelined without tensor parallelism, as
+  // in AQ-SGD's runs (gpt2-xl, deberta-v2-xxl); a Megatron model split tp x pp (gpt-13b: 4 x 2, SDP4Bit §5) is offered
+  // the data-parallel and sharded families, which pipeline its stages themselves.
+  const bool pipelined = work.pp > 1 && work.tp == 1;
+  out.algorithms       = advised_algorithms(in.algorithms, pipelined, work.name);
+  // The baseline: the reference algorithm of the layout such a workload trains with (its descriptor says so): a
+  // pipeline's, a decoder-only (GPT) model's sharded data parallelism's, else plain data parallelism's.
+  using algorithms::Parallelism;
+  const auto layout = pipelined             ? Parallelism::PIPELINE
+                      : work.decoder_only() ? Parallelism::SHARDED_DATA_PARALLEL
+                                            : Parallelism::DATA_PARALLEL;
+  out.baseline         = algorithms::reference_algorithm(layout).name;
+  out.search           = in.search;
+  out.shape            = in.shape;
+  if (out.search && out.shape.micro_batch)
+    throw io::InputError("--micro-batch", "", "--search chooses the micro-batch: give one or the other");
+  out.filtered    = !in.tp.empty() || !in.pp.empty();
+  const auto topo = out.search || out.filtered ? load_topology(in.topology) : sim::Topology{};
+  if (out.filtered)
+    check_split_filters(in.tp, in.pp, topo, work, out.shape.gpus, in.topology.name);
+  if (!out.search)
+    apply_split_filters(in, out.shape);
+
+  const std::uint64_t batch = out.search ? search_batch(out.shape, work) : 0;
+  for (const auto& name : out.algorithms) {
+    SimulateRequest req = out.shape;
+    if (batch > 0)
+      req.global_batch = batch;
+    req.topology  = in.topology;
+    req.workload  = in.workload;
+    req.algorithm = name;
+    if (!out.search) {
+      out.list.push_back({name, req});
+      continue;
+    }
+    const bool pipe = algorithms::find_plan_algorithm(name)->parallelism() == algorithms::Parallelism::PIPELINE;
+    for (const auto& c : search_candidates(topo, work, out.shape.gpus, batch, pipe)) {
+      if (!allowed(in.tp, c.tp) || !allowed(in.pp, c.pp))
+        continue;
+      req.tp = c.tp, req.pp = c.pp, req.micro_batch = c.micro_batch;
+      out.list.push_back({name, req});
+      ++out.splits[name];
+    }
+  }
+  if (!out.search)
+    std::stable_partition(out.list.begin(), out.list.end(),
+                          [&](const AdviseCandidate& c) { return c.algorithm == out.baseline; });
+  return out;
+}
+
+} // namespace ccsim::api
