@@ -2,21 +2,12 @@
 // steps each needs to reach its family's uncompressed target loss (relative to that baseline, measured on the proxy
 // models: workloads/evidence/convergence.json) times its simulated time per step (warm-up phases included at their
 // share). Algorithms that do not reach the target are listed last with the reason, never above one that does.
-#include "algorithms/PlanAlgorithm.hpp"
-#include "cli/Command.hpp"
-#include "api/advise/ConvergenceEvidence.hpp"
-#include "cli/Options.hpp"
-#include "api/output/PlotOutput.hpp"
-#include "api/output/OutputFile.hpp"
-#include "cli/Progress.hpp"
-#include "api/advise/Advisor.hpp"
-#include "cli/ShapeFlags.hpp"
-#include "api/advise/ShapeSearch.hpp"
-#include "api/process/Spawn.hpp"
-#include "api/run/Simulation.hpp"
+#include "api/options/AdviseCommand.hpp"
 #include "api/output/Table.hpp"
-#include "sim/platform/Topology.hpp"
-#include "sim/model/Workload.hpp"
+#include "api/process/Spawn.hpp"
+#include "cli/Command.hpp"
+#include "cli/Options.hpp"
+#include "cli/Progress.hpp"
 #include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
@@ -28,98 +19,30 @@
 
 namespace ccsim::cli {
 
-namespace {
-/// A comma-separated list of names ("adam,onebit-adam"); an empty item is an error on `flag`.
-std::vector<std::string> split_names(const std::string& text, const std::string& flag)
-{
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    const auto comma = text.find(',', start);
-    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (out.back().empty())
-      throw io::InputError(flag, "", io::echo(text) + " has an empty item (give names separated by commas)");
-    if (comma == std::string::npos)
-      return out;
-    start = comma + 1;
-  }
-}
-} // namespace
-
 int cmd_advise(const std::vector<std::string>& args)
 {
-  po::options_description desc("ccsim advise options");
-  add_common_options(desc);
-  desc.add_options()
-    ("topology", po::value<std::string>()->required(), "topology preset or JSON file")
-    ("workload", po::value<std::string>()->required(), "workload preset or JSON file")
-    ("bandwidth-gbps", po::value<std::string>()->value_name("X"), "override the inter-node bandwidth per node (Gbit/s)")
-    ("epoch-samples", po::value<std::string>()->default_value("1e6"), "samples in one epoch (time per epoch = samples / throughput; the default 1e6 is a round number, not the workload's dataset)")
-    ("jobs", po::value<std::string>()->default_value("2"), "simulations at once")
-    ("evidence", po::value<std::string>(), "convergence evidence JSON (default: workloads/evidence/convergence.json)")
-    ("verify", "first rerun seed 1 of every comparison of the evidence file for 20 % of its steps and check each "
-               "held-out loss reproduces to the digit (about 4 minutes on 2 cores)")
-    ("search", "for each algorithm, simulate every dp/tp/pp split and micro-batch that fits the GPUs' memory at the "
-               "same global batch, and rank each at its fastest (tp within a node, whole layers per stage); splits that "
-               "cannot fit the GPUs' memory or whose compute alone is slower than the best simulated split are pruned")
-    ("no-prune", "with --search, simulate every split that fits (no pruning by the compute bound)")
-    ("tp", po::value<std::string>()->value_name("LIST"), "only these tensor-parallel degrees, e.g. 4,8 (several need --search)")
-    ("pp", po::value<std::string>()->value_name("LIST"), "only these pipeline depths, e.g. 2,4 (several need --search)")
-    ("algorithms", po::value<std::string>()->value_name("LIST"), "only these algorithms, e.g. adam,onebit-adam")
-    ("plot", po::value<std::string>()->value_name("DIR"), "draw the time-to-accuracy ranking beside the throughput-only one into DIR (PNG + SVG, with advise.json)");
-  add_shape_options(desc, /*parallelism=*/false);
-  add_long_run_options(desc, /*time_limit=*/false);
-  desc.add_options()("time-limit", po::value<std::string>()->value_name("SECONDS"),
-                     "stop evaluating after this many seconds (counted from the start) and rank the best of what "
-                     "finished, saying the answer is partial (exit 0)");
-  po::variables_map vm;
-  if (!parse_options("advise", args, desc, vm))
+  const auto given = parse_command(advise_options().options(), args);
+  if (!given)
     return 0;
-  const Format format = output_format(vm);
-  const bool progress = read_long_run_options(vm);
-  const double epoch  = *number_flag(vm, "epoch-samples", io::range::kEpochSamples);
-  const auto jobs     = static_cast<std::size_t>(*integer_flag(vm, "jobs", io::range::kJobs));
-  const std::string evidence_path = vm.count("evidence") ? vm["evidence"].as<std::string>() : default_evidence_path();
-  (void)load_convergence_evidence(evidence_path); // its own one-line errors before --verify's minutes of training
-  if (vm.count("verify")) {
+  const Format format = output_format(*given);
+  const bool progress = read_long_run_options(*given);
+  AdviseCommand req   = build_advise(*given);
+  if (req.verify) {
     // The script reruns each row's `ccsim train` command with this binary; an argument vector, no shell.
     const auto script = std::filesystem::path(io::data_dir()) / "scripts" / "convergence-evidence.sh";
     const auto self   = std::filesystem::read_symlink("/proc/self/exe").string();
-    if (run_program({"bash", script.string(), "--check", "--ccsim", self, "--out", evidence_path}) != 0) {
-      std::cerr << "ccsim advise: --verify: " << io::echo(evidence_path) << " is not reproduced by its commands\n";
+    if (run_program({"bash", script.string(), "--check", "--ccsim", self, "--out", req.evidence_file}) != 0) {
+      std::cerr << "ccsim advise: --verify: " << io::echo(req.evidence_file) << " is not reproduced by its commands\n";
       return 1;
     }
   }
-  AdviseRequest req;
-  req.topology = vm["topology"].as<std::string>();
-  req.workload = vm["workload"].as<std::string>();
-  // --tp / --pp are lists here (filters of the search), not the one degree read_shape_flags reads.
-  for (const auto& [flag, into] : {std::pair{"tp", &req.tp}, std::pair{"pp", &req.pp}})
-    if (vm.count(flag) != 0) {
-      for (const auto v : integer_list_flag(vm, flag, io::range::kParallelDegree, 1024))
-        into->push_back(static_cast<int>(v));
-      vm.erase(flag);
-    }
-  read_shape_flags(vm, req.shape);
-  req.shape.bandwidth_gbps = number_flag(vm, "bandwidth-gbps", io::range::kLinkGbps);
-  req.epoch_samples        = epoch;
-  req.jobs                 = static_cast<int>(jobs);
-  req.evidence_file        = evidence_path;
-  req.search               = vm.count("search") != 0;
-  req.prune                = vm.count("no-prune") == 0;
-  if (!req.search && !req.prune)
-    throw io::InputError("--no-prune", "", "only --search prunes: give --search too");
-  if (vm.count("algorithms") != 0)
-    req.algorithms = split_names(vm["algorithms"].as<std::string>(), "--algorithms");
   Progress line("ccsim advise", progress);
   req.on_progress = [&](const std::string& what, std::size_t done, std::size_t total, const std::string& unit) {
     line.update(what, static_cast<double>(done), static_cast<double>(total), unit);
   };
   const AdviseReport report = advise(req);
   line.finish();
-  if (vm.count("plot") != 0)
-    plot_into(vm["plot"].as<std::string>(), "advise.json", to_json(report), "advise_ranking.py", "advise",
-              "the ranking figure");
+  write_advise_files(req, report);
   const nlohmann::json doc = to_json(report);
   if (print_json_or_csv(format, doc, doc["ranking"].get<std::vector<nlohmann::json>>())) // CSV: a row per algorithm
     return 0;
@@ -127,7 +50,7 @@ int cmd_advise(const std::vector<std::string>& args)
   std::cout << wrap_text(fmt::format("{} on {} x {} GPUs, ranked by time-to-accuracy (the uncompressed baseline of each "
                                      "family reaches its target loss in {:.3g} samples; steps ratios measured on proxy "
                                      "models: {}); speedup over {}{}",
-                                     report.workload, req.topology.name, req.shape.gpus, epoch, evidence_path,
+                                     report.workload, req.topology.name, req.shape.gpus, req.epoch_samples, req.evidence_file,
                                      report.baseline, search ? ", each algorithm at its fastest split that fits" : ""),
                          table_width())
             << "\n";

@@ -1,11 +1,10 @@
 // `ccsim experiment FILE.json [--out DIR] [--jobs N] [--no-plot]`: run a sweep or paper reproduction
 // (api/experiment/ExperimentRun.hpp writes DIR/results.json and DIR/results.csv), print predicted vs paper with the
 // error per row and the median, and draw the experiment's figure (plots/plot_experiment.py).
-#include "api/experiment/ExperimentRun.hpp"
 #include "api/experiment/ExperimentRunner.hpp"
 #include "api/experiment/Mpi.hpp"
 #include "api/experiment/ResultsCsv.hpp"
-#include "api/process/Spawn.hpp"
+#include "api/options/ExperimentCommand.hpp"
 #include "api/output/Table.hpp"
 #include "api/process/RunControl.hpp"
 #include "cli/Command.hpp"
@@ -121,37 +120,15 @@ void print_results(Format format, const Experiment& e, const ExperimentOutcome& 
 
 int cmd_experiment(const std::vector<std::string>& args)
 {
-  po::options_description desc("ccsim experiment options");
-  add_common_options(desc);
-  desc.add_options()("file", po::value<std::string>()->required(), "experiment JSON (a path or a name in experiments/)")(
-      "out", po::value<std::string>(), "output folder (default results/<experiment name>)")(
-      "jobs", po::value<std::string>()->default_value("1"), "simulations run at once (one process each)")(
-      "keep-going", po::bool_switch(), "run every point even when one fails (the run still exits 1 and lists the failures)")(
-      "resume", po::bool_switch(), "reuse the checked results in DIR/results.jsonl of points with the same configuration hash; run the rest")(
-      "fresh", po::bool_switch(), "remove DIR's earlier results first (otherwise they stay until this run completes)")(
-      "no-plot", po::bool_switch(), "do not draw the figure")(
-      "allow-oom", po::bool_switch(), "run points that do not fit the GPUs' memory too (marked in the results and the figure)");
-  add_long_run_options(desc, /*time_limit=*/true);
-  po::positional_options_description pos;
-  pos.add("file", 1);
-  po::variables_map vm;
-  if (!parse_options("experiment", args, desc, vm, &pos, "FILE.json [options]"))
+  const auto given = parse_command(experiment_options().options(), args);
+  if (!given)
     return 0;
-  const Format format = output_format(vm);
-  const bool progress = read_long_run_options(vm);
-  Experiment e = load_experiment(io::resolve_preset("experiments", vm["file"].as<std::string>(), "ccsim experiment"));
-  if (vm["allow-oom"].as<bool>())
-    for (auto& point : e.points)
-      point.request.allow_oom = true;
-  ExperimentOptions options;
-  options.out        = vm.count("out") != 0 ? fs::path(vm["out"].as<std::string>()) : fs::path("results") / e.name;
-  options.jobs       = static_cast<int>(*integer_flag(vm, "jobs", io::range::kJobs));
-  options.keep_going = vm["keep-going"].as<bool>();
-  options.resume     = vm["resume"].as<bool>();
-  options.fresh      = vm["fresh"].as<bool>();
-  if (options.resume && options.fresh)
-    throw io::InputError("--fresh", "", "removes the results --resume would reuse: give one of them");
-  options.on_note    = [](const std::string& line) { std::cerr << "ccsim experiment: " << line << "\n"; };
+  const Format format        = output_format(*given);
+  const bool progress        = read_long_run_options(*given);
+  ExperimentCommand command  = build_experiment(*given);
+  const Experiment& e        = command.experiment;
+  ExperimentOptions& options = command.options;
+  options.on_note = [](const std::string& line) { std::cerr << "ccsim experiment: " << line << "\n"; };
   const std::string what = mpi_size() > 1 ? fmt::format("{} (rank {} of {})", e.name, mpi_rank(), mpi_size()) : e.name;
   Progress line("ccsim experiment", progress);
   options.on_progress = [&](std::size_t finished, std::size_t total, std::size_t resumed, std::size_t running,
@@ -195,8 +172,7 @@ int cmd_experiment(const std::vector<std::string>& args)
   }
   print_results(format, e, o);
 
-  if (!vm["no-plot"].as<bool>() && e.figure.value("kind", "none") != "none" &&
-      !run_plot_script("plot_experiment.py", (options.out / "results.json").string()))
+  if (!draw_experiment_figure(command))
     std::cerr << "ccsim experiment: warning: the figure was not drawn (needs python3-matplotlib)\n";
   if (format == Format::TABLE)
     std::cout << "wrote " << (options.out / "results.json").string() << ", " << (options.out / "results.csv").string()

@@ -1,6 +1,7 @@
 // `ccsim list [topologies|workloads|algorithms|experiments]`: the presets, each with its one-line description.
 #include "algorithms/PlanAlgorithm.hpp"
 #include "algorithms/Registry.hpp"
+#include "api/options/ListCommand.hpp"
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
 #include "api/output/Table.hpp"
@@ -49,25 +50,11 @@ std::vector<Entry> collect(const std::string& kind)
 
 int cmd_list(const std::vector<std::string>& args)
 {
-  po::options_description desc("ccsim list options");
-  add_common_options(desc);
-  desc.add_options()("what", po::value<std::string>()->default_value("all"),
-                     "topologies, workloads, algorithms, experiments or all");
-  po::positional_options_description pos;
-  pos.add("what", 1);
-  po::variables_map vm;
-  if (!parse_options("list", args, desc, vm, &pos, "[topologies|workloads|algorithms|experiments] [options]"))
+  const auto given = parse_command(list_options().options(), args);
+  if (!given)
     return 0;
-  const Format format = output_format(vm);
-  const std::string what = vm["what"].as<std::string>();
-  const std::vector<std::string> kinds = {"topologies", "workloads", "algorithms", "experiments"};
-  std::vector<std::string> chosen;
-  if (what == "all")
-    chosen = kinds;
-  else if (std::find(kinds.begin(), kinds.end(), what) != kinds.end())
-    chosen = {what};
-  else
-    throw io::InputError("ccsim list", "", "'" + what + "' is not one of: topologies, workloads, algorithms, experiments, all");
+  const Format format = output_format(*given);
+  const std::vector<std::string> chosen = build_list(*given).kinds;
 
   if (format != Format::TABLE) {
     nlohmann::json doc = nlohmann::json::object();

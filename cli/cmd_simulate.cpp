@@ -1,20 +1,15 @@
 // `ccsim simulate`: predict step time, throughput and breakdown of one configuration.
-#include "cli/Command.hpp"
-#include "cli/Options.hpp"
-#include "api/output/PlotOutput.hpp"
-#include "api/output/OutputFile.hpp"
-#include "cli/Progress.hpp"
+#include "api/options/SimulateCommand.hpp"
+#include "api/output/Table.hpp"
 #include "api/process/RunControl.hpp"
-#include "api/process/Spawn.hpp"
-#include "cli/ShapeFlags.hpp"
 #include "api/run/ReportJson.hpp"
 #include "api/run/Simulation.hpp"
-#include "api/output/Table.hpp"
-#include "io/JsonInput.hpp"
+#include "cli/Command.hpp"
+#include "cli/Options.hpp"
+#include "cli/Progress.hpp"
 
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <iostream>
 
 namespace ccsim::cli {
@@ -85,77 +80,12 @@ void print_table(const SimulationReport& r)
 
 int cmd_simulate(const std::vector<std::string>& args)
 {
-  po::options_description desc("ccsim simulate options");
-  add_common_options(desc);
-  desc.add_options()
-    ("topology", po::value<std::string>()->required(), "topology preset or JSON file")
-    ("workload", po::value<std::string>()->required(), "workload preset or JSON file")
-    ("algorithm", po::value<std::string>()->required(), "algorithm (ccsim list algorithms)");
-  add_shape_options(desc, /*parallelism=*/true);
-  desc.add_options()
-    ("bandwidth-gbps", po::value<std::string>()->value_name("X"), "override the inter-node bandwidth per node (Gbit/s)")
-    ("latency-us", po::value<std::string>()->value_name("L"), "override the one-way NIC latency (microseconds)")
-    ("network-model", po::value<std::string>(), "rdma (alpha-beta) or tcp (LV08, TCP window); default: the topology's")
-    ("param", po::value<std::vector<std::string>>()->composing(), "algorithm or workload parameter key=value (repeatable)")
-    ("fidelity", po::value<std::string>()->default_value("fast"), "exact (every ring round) or fast (bulk flows)")
-    ("links", po::bool_switch(), "report the busiest links, and (JSON) every link's load per op over time")
-    ("trace", po::value<std::string>()->value_name("FILE.json"), "write a Chrome trace (Perfetto, chrome://tracing) of one step per phase")
-    ("allow-oom", "simulate even when the run does not fit the GPUs' memory (gpu.memory_gb)")
-    ("slow-gpu", po::value<std::vector<std::string>>()->composing()->value_name("RANK:FACTOR"),
-     "GPU RANK computes at FACTOR of the nominal speed (0.5 = half); repeatable")
-    ("straggler-cv", po::value<std::string>()->value_name("X"),
-     "every GPU's compute time per step varies by a lognormal of mean 1 and coefficient of variation X (0..10)")
-    ("straggler-seed", po::value<std::string>()->value_name("S"), "seed of the random straggler model (default 1)")
-    ("overlap", po::value<std::string>()->value_name("MODE"),
-     "gradient reduction: none (after the last backward pass) or bucketed (under it); default: the workload's")
-    ("bucket-mb", po::value<std::string>()->value_name("MB"), "bucket size of --overlap bucketed and --param-prefetch")
-    ("param-prefetch", po::value<std::string>()->value_name("on|off"),
-     "prefetch a sharded optimizer's weight all-gather under the next forward pass; default: the workload's")
-    ("recompute", "charge full activation recomputation (a forward pass inside every backward) even where the run fits")
-    ("plot", po::value<std::string>()->value_name("DIR"), "with --links: draw the links x time heat map into DIR (PNG + SVG)");
-  add_long_run_options(desc, /*time_limit=*/true);
-  po::variables_map vm;
-  if (!parse_options("simulate", args, desc, vm))
+  const auto given = parse_command(simulate_options().options(), args);
+  if (!given)
     return 0;
-  const Format format = output_format(vm);
-  const bool progress = read_long_run_options(vm);
-  SimulateRequest req;
-  req.topology       = vm["topology"].as<std::string>();
-  req.workload       = vm["workload"].as<std::string>();
-  req.algorithm      = vm["algorithm"].as<std::string>();
-  read_shape_flags(vm, req);
-  req.bandwidth_gbps = number_flag(vm, "bandwidth-gbps", io::range::kLinkGbps);
-  req.latency_us     = number_flag(vm, "latency-us", io::range::kLatencyUs);
-  if (vm.count("network-model") != 0)
-    req.network_model = choice_flag(vm, "network-model", {"rdma", "tcp"});
-  if (vm.count("param") != 0)
-    req.params = parse_key_values(vm["param"].as<std::vector<std::string>>(), "--param");
-  req.fidelity = choice_flag(vm, "fidelity", {"exact", "fast"});
-  req.links    = vm["links"].as<bool>();
-  req.trace    = vm.count("trace") != 0;
-  if (req.trace) // before the simulation: a FIFO or a folder there is an error now, not after minutes of work
-    refuse_non_regular(vm["trace"].as<std::string>(), "--trace");
-  req.allow_oom = vm.count("allow-oom") != 0;
-  if (vm.count("slow-gpu") != 0)
-    for (const auto& item : vm["slow-gpu"].as<std::vector<std::string>>()) {
-      const auto colon = item.find(':');
-      if (colon == std::string::npos)
-        throw io::InputError("--slow-gpu", "", "expected RANK:FACTOR, e.g. 3:0.7 (got " + io::echo(item) + ")");
-      const auto rank = io::parse_integer(item.substr(0, colon), io::Range{0, io::range::kGpus.hi - 1}, "--slow-gpu");
-      const double factor = io::parse_number(item.substr(colon + 1), io::range::kComputeScale, "--slow-gpu");
-      if (!req.slow_gpus.emplace(static_cast<int>(rank), factor).second)
-        throw io::InputError("--slow-gpu", "", fmt::format("rank {} is given twice", rank));
-    }
-  req.straggler_cv   = number_flag(vm, "straggler-cv", io::range::kStragglerCv).value_or(0);
-  req.straggler_seed = static_cast<std::uint64_t>(integer_flag(vm, "straggler-seed", io::range::kSeed).value_or(1));
-  if (vm.count("overlap") != 0)
-    req.overlap = choice_flag(vm, "overlap", {"none", "bucketed"});
-  req.bucket_mb = number_flag(vm, "bucket-mb", io::range::kBucketMb);
-  if (vm.count("param-prefetch") != 0)
-    req.param_prefetch = choice_flag(vm, "param-prefetch", {"on", "off"}) == "on";
-  req.recompute = vm.count("recompute") != 0;
-  if (vm.count("plot") != 0 && !req.links)
-    throw io::InputError("--plot", "", "draws the link heat map: give --links too");
+  const Format format = output_format(*given);
+  const bool progress = read_long_run_options(*given);
+  SimulateCommand req = build_simulate(*given);
 
   // Progress: messages simulated of those planned, relayed from the simulation child.
   Progress line("ccsim simulate", progress);
@@ -173,13 +103,7 @@ int cmd_simulate(const std::vector<std::string>& args)
     throw stop_exception(total > 0 ? fmt::format("{}/{} messages simulated, no result", done, total) : "no result");
   }
   line.finish();
-  if (req.trace) {
-    write_output_file(vm["trace"].as<std::string>(), io::dump_json(*report.trace) + "\n", "--trace");
-    report.trace.reset();
-  }
-  if (vm.count("plot") != 0)
-    plot_into(vm["plot"].as<std::string>(), "simulate.json", to_json(report), "link_heatmap.py", "simulate",
-              "the link heat map");
+  write_simulate_files(req, report);
   const nlohmann::json doc = to_json(report);
   // CSV: one row, the document's fields as columns (phases.<name>.step_time_s, ...); the per-link time series stays
   // in the JSON.

@@ -3,17 +3,11 @@
 // row (in-sample), on all but one table (leave-one-table-out, where the fit has two or more), and on all but one row
 // (leave-one-row-out: a row's paper values go together), predicting what was left out each time. A constant only one
 // table supports cannot be tested by leaving that table out; the report says so instead of inventing a number.
-#include "api/calibration/CalibrationFits.hpp"
-#include "api/calibration/Validation.hpp"
+#include "api/options/ValidateCommand.hpp"
+#include "api/output/Table.hpp"
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
-#include "api/output/PlotOutput.hpp"
-#include "api/output/OutputFile.hpp"
 #include "cli/Progress.hpp"
-#include "api/calibration/Refit.hpp"
-#include "api/process/Spawn.hpp"
-#include "api/output/Table.hpp"
-#include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
 
@@ -31,40 +25,20 @@ std::string pct(double x) { return std::isfinite(x) ? fmt::format("{:.1f} %", x)
 
 int cmd_validate(const std::vector<std::string>& args)
 {
-  po::options_description desc("ccsim validate options");
-  add_common_options(desc);
-  desc.add_options()
-    ("fits", po::value<std::string>(), "calibration fits JSON (default: experiments/calibration/fits.json)")
-    ("topology", po::value<std::string>(), "validate only the fit of this topology")
-    ("jobs", po::value<std::string>()->default_value("2"), "simulations at once")
-    ("no-rows", "skip leave-one-row-out (one refit per row; the slow part)")
-    ("errors-out", po::value<std::string>()->value_name("FILE"), "write every row's out-of-sample error with its regime: the file simulations draw their intervals from (experiments/calibration/prediction-errors.json for the presets)")
-    ("plot", po::value<std::string>()->value_name("DIR"), "draw paper vs predicted, in-sample and out-of-sample, into DIR (PNG + SVG, with validate.json)");
-  add_long_run_options(desc, /*time_limit=*/false);
-  po::variables_map vm;
-  if (!parse_options("validate", args, desc, vm))
+  const auto given = parse_command(validate_options().options(), args);
+  if (!given)
     return 0;
-  const Format format = output_format(vm);
-  const bool progress = read_long_run_options(vm);
-  const auto jobs     = static_cast<int>(*integer_flag(vm, "jobs", io::range::kJobs));
-  const std::string fits_path = vm.count("fits") ? vm["fits"].as<std::string>() : default_fits_path();
-  ValidationRequest req;
-  req.fits_file      = fits_path;
-  if (vm.count("topology"))
-    req.topology = vm["topology"].as<std::string>();
-  req.jobs           = jobs;
-  req.leave_rows_out = vm.count("no-rows") == 0;
+  const Format format = output_format(*given);
+  const bool progress = read_long_run_options(*given);
+  ValidateCommand req = build_validate(*given);
   Progress line("ccsim validate", progress);
   req.on_progress = [&](const std::string& what, std::size_t done, std::size_t total) {
     line.update(what, static_cast<double>(done), static_cast<double>(total), "fits");
   };
   const auto result = validate_fits(req);
   line.finish();
+  write_validate_files(req, result);
   const nlohmann::json doc = to_json(result);
-  if (vm.count("errors-out") != 0)
-    write_output_file(vm["errors-out"].as<std::string>(), io::dump_json(to_json(result.errors), 2) + "\n", "--errors-out");
-  if (vm.count("plot") != 0)
-    plot_into(vm["plot"].as<std::string>(), "validate.json", doc, "validate_scatter.py", "validate", "the figure");
   // CSV: a row per (topology, calibration table) as the table prints them, with the fit's topology beside it.
   std::vector<nlohmann::json> table_rows;
   for (const auto& f : result.fits)

@@ -3,7 +3,7 @@
 # project's source folders:
 #   - runs a shell: std::system, popen, exec* of "sh" (spawn with an argument vector: api/process/Spawn.hpp);
 #   - declares a numeric Boost option (po::value<int>, <double>, <std::uint64_t>, ...): Boost wraps "-1" into 2^64-1
-#     and accepts nan; declare po::value<std::string> and read it with cli/Options.hpp's integer_flag/number_flag;
+#     and accepts nan; declare the option in its command's table (api/options/), whose reader parses its text;
 #   - converts user text with std::stoi/stod/stoul/..., atoi/atof or strtol/strtod (they accept trailing junk,
 #     nan and inf, or wrap): use io::parse_integer / io::parse_number (io/JsonInput.hpp);
 #   - dumps JSON in cli/ or api/ with .dump( instead of io::dump_json, which never throws on invalid UTF-8.
@@ -30,7 +30,7 @@ check() { # message, extended regex, folders...
 
 check "runs a shell (spawn with an argument vector, api/process/Spawn.hpp)" \
   '(std::system|[^_[:alnum:]]system|popen|execl[p]?)[[:space:]]*\(' "${folders[@]}"
-check "numeric Boost option (declare po::value<std::string>, read with integer_flag/number_flag)" \
+check "numeric Boost option (declare it in its command's option table, api/options/, read as text by its kind)" \
   'po::value<[[:space:]]*(int|unsigned|long|short|float|double|std::u?int[0-9]+_t|std::size_t|size_t)' "${folders[@]}"
 check "unchecked text-to-number conversion (use io::parse_integer / io::parse_number)" \
   '(std::sto(i|l|ll|ul|ull|f|d|ld)|[^_[:alnum:]]ato(i|l|ll|f)|[^_[:alnum:]]strto(l|ll|ul|ull|f|d|ld|imax|umax))[[:space:]]*\(' \

@@ -6,7 +6,8 @@
 #                               -> sim/                                numerics' kernel interface, never the reverse)
 #   everything -> io/ (the input and error layer)
 #   inside sim/: engine/ -> schedule/ -> step/ -> collective/ -> nccl/ -> layout/ -> compute/ -> platform/ -> model/
-#   inside api/: training/, advise/, calibration/ -> experiment/ -> run/ -> output/ -> process/
+#   inside api/: options/ -> training/, advise/, calibration/ -> experiment/ -> run/ -> output/ -> process/
+#                (options/: each command's option table and request builder, above every room it fills a request of)
 #
 # A room may include any room the table names, never one above or beside it. Sub-folders are rooms of their own:
 # a file's room is the longest key below that prefixes its path, and an include of a folder with no key of its own
@@ -40,8 +41,9 @@ declare -A allowed=(
   [api/calibration]="api/experiment api/run api/output api/process algorithms sim numerics workloads io"
   [api/advise]="api/experiment api/run api/output api/process algorithms sim numerics workloads io"
   [api/training]="api/run api/output api/process algorithms sim numerics numerics/cuda workloads io"
-  [cli]="api/training api/advise api/calibration api/experiment api/run api/output api/process algorithms sim numerics numerics/cuda workloads io"
-  [python]="api/training api/advise api/calibration api/experiment api/run api/output api/process algorithms sim numerics numerics/cuda workloads io"
+  [api/options]="api/training api/advise api/calibration api/experiment api/run api/output api/process algorithms sim numerics workloads io"
+  [cli]="api/options api/training api/advise api/calibration api/experiment api/run api/output api/process algorithms sim numerics numerics/cuda workloads io"
+  [python]="api/options api/training api/advise api/calibration api/experiment api/run api/output api/process algorithms sim numerics numerics/cuda workloads io"
 )
 
 # The folder an include path or a file belongs to: the longest key of `allowed` it starts with.

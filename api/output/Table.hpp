@@ -7,6 +7,9 @@
 
 namespace ccsim::api {
 
+/// Tables wider than this wrap their long cells (Table::print) unless the command line's --wide is given.
+inline constexpr std::size_t kTableWidth = 160;
+
 class Table {
 public:
   explicit Table(std::vector<std::string> headers);

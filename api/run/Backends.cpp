@@ -3,6 +3,7 @@
 #include "numerics/cuda/CudaKernels.hpp"
 #include "numerics/cuda/Device.hpp"
 #include "numerics/cuda/KernelBenchCuda.hpp"
+#include "numerics/SimdLevel.hpp"
 #include "io/JsonInput.hpp"
 
 namespace ccsim::api {
@@ -34,6 +35,18 @@ std::vector<numerics::KernelRate> bench_kernels(const std::string& backend, std:
   for (const auto& r : numerics::cuda::bench_kernels(bytes, repeats))
     rows.push_back({r.kernel, "cuda", r.bytes, r.gbps});
   return rows;
+}
+
+nlohmann::json bench_kernels_json(const std::vector<numerics::KernelRate>& rows, std::size_t threads)
+{
+  const double memcpy_gbps = rows.front().gbps;
+  nlohmann::json doc = {{"simd", numerics::to_string(numerics::simd_level())},
+                        {"threads", threads},
+                        {"rows", nlohmann::json::array()}};
+  for (const auto& r : rows)
+    doc["rows"].push_back({{"kernel", r.kernel}, {"backend", r.backend}, {"bytes", r.bytes}, {"GBps", r.gbps},
+                           {"vs_memcpy", r.gbps / memcpy_gbps}});
+  return doc;
 }
 
 } // namespace ccsim::api

@@ -5,6 +5,8 @@
 #include "numerics/CompressionKernels.hpp"
 #include "numerics/KernelBench.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -20,5 +22,9 @@ const numerics::CompressionKernels& kernels_for(const std::string& backend);
 /// numerics/cuda/KernelBenchCuda.hpp). `threads` applies to the CPU only.
 std::vector<numerics::KernelRate> bench_kernels(const std::string& backend, std::uint64_t bytes, int repeats,
                                                 std::size_t threads);
+
+/// `ccsim bench-kernels --format json`'s document: the CPU's SIMD path, the threads, and a row per kernel (kernel,
+/// backend, bytes, GBps, vs_memcpy: its rate over memcpy's, the first row).
+nlohmann::json bench_kernels_json(const std::vector<numerics::KernelRate>& rows, std::size_t threads);
 
 } // namespace ccsim::api

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
 
@@ -84,11 +85,17 @@ sim::Workload load_workload(const InputSource& source)
   return sim::load_workload(io::resolve_preset("workloads", source.name, "--workload"));
 }
 
-ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
+namespace {
+/// What --param sets besides the algorithm's own parameters: the run's expert-parallel degree and the workload's
+/// sequence length and micro-batch count.
+struct ShapeParams {
+  std::optional<int> seq_len, micro_batches, expert_parallel;
+};
+
+/// The topology and workload (through the cache when there is one: a failed load is not cached, so the next request
+/// that names the file fails with the same message) and the algorithm.
+void load_inputs(const SimulateRequest& req, InputCache* cache, ResolvedRun& r)
 {
-  ResolvedRun r;
-  // --- inputs, through the cache when there is one (a failed load is not cached: the next request that names the
-  // file fails with the same message)
   const bool use_cache = cache != nullptr;
   const auto cached    = [use_cache](auto& map, const InputSource& source, const auto& load) {
     using Value = std::decay_t<decltype(load(source))>;
@@ -98,14 +105,20 @@ ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
     return it != map.end() ? it->second : map.emplace(source.name, load(source)).first->second;
   };
   InputCache none;
-  InputCache& c       = use_cache ? *cache : none;
-  r.topology_file     = cached(c.topology_files, req.topology, topology_location);
-  sim::Topology& topo = r.topo = cached(c.topologies, req.topology, [](const InputSource& s) { return load_topology(s); });
-  sim::Workload& work = r.work = cached(c.workloads, req.workload, [](const InputSource& s) { return load_workload(s); });
-  const auto* algo = r.algo = algorithms::find_plan_algorithm(req.algorithm);
-  if (algo == nullptr)
+  InputCache& c   = use_cache ? *cache : none;
+  r.topology_file = cached(c.topology_files, req.topology, topology_location);
+  r.topo          = cached(c.topologies, req.topology, [](const InputSource& s) { return load_topology(s); });
+  r.work          = cached(c.workloads, req.workload, [](const InputSource& s) { return load_workload(s); });
+  r.algo          = algorithms::find_plan_algorithm(req.algorithm);
+  if (r.algo == nullptr)
     throw io::InputError("--algorithm", "",
                          fmt::format("unknown algorithm {} (known: {})", io::echo(req.algorithm), known_algorithms()));
+}
+
+/// The request's overrides of the topology (bandwidth, latency, network model) and the fidelity.
+void apply_overrides(const SimulateRequest& req, ResolvedRun& r)
+{
+  sim::Topology& topo = r.topo;
   if (req.bandwidth_gbps) // both overrides range-check their value (io/Limits.hpp)
     sim::override_inter_node_bandwidth(topo, *req.bandwidth_gbps);
   if (req.latency_us)
@@ -120,10 +133,16 @@ ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
     fidelity = sim::Fidelity::EXACT;
   else if (req.fidelity != "fast")
     throw io::InputError("--fidelity", "", io::echo(req.fidelity) + " is not one of: exact, fast");
+}
 
-  // --- parameters: workload overrides, then the algorithm's own (unknown keys rejected)
+/// --param: workload overrides, then the algorithm's own parameters (unknown keys rejected).
+ShapeParams read_params(const SimulateRequest& req, ResolvedRun& r)
+{
+  const auto* algo                = r.algo;
+  const sim::Workload& work       = r.work;
   algorithms::ParamValues& params = r.params = algorithms::default_params(*algo);
-  std::optional<int> seq_len, micro_batches, expert_parallel;
+  ShapeParams shape;
+  auto& [seq_len, micro_batches, expert_parallel] = shape;
   for (const auto& [key, text] : req.params) {
     if (key == "ep") { // a run-shape degree like tp and pp, kept with the workload overrides (no new flag)
       expert_parallel = static_cast<int>(io::parse_integer(text, io::range::kParallelDegree, "--param ep"));
@@ -151,9 +170,20 @@ ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
     }
     params[key] = algorithms::check_param(*spec, io::parse_number(text, spec->range, "--param " + key));
   }
+  return shape;
+}
 
-  // --- the run's shape, checked for possibility. Every count was range-checked where it was read (flags, experiment
-  // keys: io/Limits.hpp), so the products below fit in 64 bits; checked here again for library callers.
+/// The run's split (dp x tp x pp, ep) and the shape the plan is made for, checked for possibility. Every count was
+/// range-checked where it was read (flags, experiment keys: io/Limits.hpp), so the products below fit in 64 bits;
+/// checked here again for library callers.
+void resolve_split(const SimulateRequest& req, const ShapeParams& given, ResolvedRun& r)
+{
+  const auto* algo             = r.algo;
+  const sim::Topology& topo    = r.topo;
+  const sim::Workload& work    = r.work;
+  const sim::Fidelity fidelity = r.fidelity;
+  const auto& seq_len          = given.seq_len;
+  const auto& expert_parallel  = given.expert_parallel;
   io::check_range(req.gpus, io::range::kGpus, /*integer=*/true, "--gpus");
   if (req.tp)
     io::check_range(*req.tp, io::range::kParallelDegree, /*integer=*/true, "--tp");
@@ -198,6 +228,15 @@ ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
   s.grad_bytes    = work.grad_bytes;
   s.merge_node_pairs = fidelity == sim::Fidelity::FAST && topo.node_pair_flows_mergeable();
   s.overlap          = overlap_settings(req, work);
+}
+
+/// The global batch (and the rule that set it), the micro-batch and the accumulation.
+void resolve_batch(const SimulateRequest& req, const ShapeParams& given, ResolvedRun& r)
+{
+  const sim::Topology& topo = r.topo;
+  const sim::Workload& work = r.work;
+  sim::StepShape& s         = r.shape;
+  const auto& micro_batches = given.micro_batches;
   const std::uint64_t dp = static_cast<std::uint64_t>(s.dp);
   // Which rule set the global batch, reported in config.batch_rule: the flag, the workload's fixed batch, or its run
   // rule that grows the batch with data parallelism (SDP4Bit's throughput runs, Appendix B).
@@ -235,14 +274,28 @@ ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
       per_node[(d * s.tp) / topo.gpus_per_node]++;
     s.dp_per_node = per_node.begin()->second;
   }
+}
 
-  // --- the plan
+/// The algorithm's plan of the step.
+void plan_step(const SimulateRequest& req, ResolvedRun& r)
+{
+  const auto* algo        = r.algo;
+  const sim::StepShape& s = r.shape;
+  const auto& params      = r.params;
   try {
     r.plan = algo->plan(s, params);
   } catch (const std::invalid_argument& e) {
     throw io::InputError("--algorithm", "", fmt::format("{}: {}", req.algorithm, e.what()));
   }
-  // --- memory: a run that does not fit even with activation recomputation is an error (unless --allow-oom)
+}
+
+/// The memory per GPU: a run that does not fit even with activation recomputation is an error (unless --allow-oom).
+void check_memory(const SimulateRequest& req, ResolvedRun& r)
+{
+  const auto* algo          = r.algo;
+  const sim::Topology& topo = r.topo;
+  const sim::Workload& work = r.work;
+  sim::StepShape& s         = r.shape;
   const auto& mem = r.memory = algorithms::memory_footprint(*algo, work, s);
   const double need_plain = mem.total_bytes(false), need_recompute = mem.total_bytes(true);
   r.memory_fit            = judge_memory(need_plain, need_recompute, topo.gpu.memory_bytes);
@@ -266,8 +319,13 @@ ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
   // keep their calibrated compute, fitted to the papers' measured steps, which already hold whatever their systems
   // recomputed (docs/overlap.md).
   s.recompute_activations = req.recompute || (r.recompute && work.architecture.has_value());
+}
 
-  // --- stragglers: every GPU's compute speed (its node's, times its own) and the random per-step noise
+/// Stragglers: every GPU's compute speed (its node's, times its own) and the random per-step noise.
+void draw_stragglers(const SimulateRequest& req, ResolvedRun& r)
+{
+  const sim::Topology& topo = r.topo;
+  const sim::StepShape& s   = r.shape;
   sim::StragglerModel& stragglers = r.stragglers;
   stragglers.cv   = io::check_range(req.straggler_cv, io::range::kStragglerCv, false, "--straggler-cv");
   stragglers.seed = req.straggler_seed;
@@ -282,6 +340,20 @@ ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
   }
   r.straggling = stragglers.active() ? sim::straggler_effect(stragglers, s.gpus) : sim::StragglerEffect{};
 
+}
+} // namespace
+
+ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
+{
+  ResolvedRun r;
+  load_inputs(req, cache, r);
+  apply_overrides(req, r);
+  const ShapeParams given = read_params(req, r);
+  resolve_split(req, given, r);
+  resolve_batch(req, given, r);
+  plan_step(req, r);
+  check_memory(req, r);
+  draw_stragglers(req, r);
   r.links = req.links;
   r.trace = req.trace;
   r.fidelity_name = req.fidelity;

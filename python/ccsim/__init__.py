@@ -5,8 +5,9 @@ as the ``ccsim`` command line (the same C++ library, python/src binds it).
     >>> r = ccsim.simulate(topology="v100x4-eth40g", workload="bert-large", algorithm="onebit-adam", gpus=64)
     >>> r.samples_per_s, r.breakdown.comm_s
 
-Topologies and workloads are preset names, paths or dicts; bad input raises ccsim.InputError carrying the command
-line's one-line message. Simulations run in forked children (SimGrid's engine is one per process), so calls may be
+Each function's arguments are generated from its command's option table, the one the command line's flags come from
+(``help(ccsim.simulate)`` lists them). Topologies and workloads are preset names, paths or dicts; bad input raises
+ccsim.InputError carrying the command line's one-line message, the option named by its keyword. Simulations run in forked children (SimGrid's engine is one per process), so calls may be
 repeated and made from threads.
 """
 
@@ -19,14 +20,14 @@ if _os.path.isdir(_DATA) and not _os.environ.get("CCSIM_DATA_DIR"):
     _os.environ["CCSIM_DATA_DIR"] = _DATA
 
 from ._errors import InputError, RunStopped  # noqa: E402
-from ._records import (AdviseResult, CalibrationResult, CollectiveResult, ExperimentResult, Record, Rows,  # noqa: E402
-                       SimulationResult, TrainResult)
-from ._api import (advise, algorithms, calibrate, collective, data_dir, experiment, load_experiment,  # noqa: E402
-                   load_topology, load_workload, presets, simulate, train)
+from ._records import (AdviseResult, CalibrationResult, CollectiveResult, ExperimentResult,  # noqa: E402
+                       KernelBenchResult, Record, Rows, SimulationResult, TrainResult, ValidationResult)
+from ._api import (advise, algorithms, bench_kernels, calibrate, collective, data_dir, experiment,  # noqa: E402
+                   load_experiment, load_topology, load_workload, presets, simulate, train, validate)
 
 __version__ = "0.1.0"
 
-__all__ = ["simulate", "experiment", "advise", "collective", "calibrate", "train", "load_topology", "load_workload",
-           "load_experiment", "algorithms", "presets", "data_dir", "InputError", "RunStopped", "Record", "Rows",
-           "SimulationResult", "ExperimentResult", "AdviseResult", "CollectiveResult", "CalibrationResult",
-           "TrainResult"]
+__all__ = ["simulate", "experiment", "advise", "collective", "calibrate", "train", "validate", "bench_kernels",
+           "load_topology", "load_workload", "load_experiment", "algorithms", "presets", "data_dir", "InputError",
+           "RunStopped", "Record", "Rows", "SimulationResult", "ExperimentResult", "AdviseResult", "CollectiveResult",
+           "CalibrationResult", "TrainResult", "ValidationResult", "KernelBenchResult"]

@@ -140,3 +140,18 @@ class TrainResult(Rows):
         super().__init__(runs)
         self.stopped = stopped
         self.notes = list(notes)
+
+
+class ValidationResult(Record):
+    """What ``ccsim validate --format json`` prints: fits_file, simulations, the median errors and ``fits`` (each
+    topology's constants, tables and rows); ``to_pandas()`` of every fit's rows, with its topology beside each."""
+
+    def to_pandas(self):
+        return Rows([{"topology": f["topology"], **row} for f in self._doc["fits"] for row in f["rows"]]).to_pandas()
+
+
+class KernelBenchResult(Record):
+    """What ``ccsim bench-kernels --format json`` prints: simd, threads and a row per kernel; ``to_pandas()``."""
+
+    def to_pandas(self):
+        return Rows(self._doc["rows"]).to_pandas()

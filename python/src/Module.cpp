@@ -33,5 +33,7 @@ NB_MODULE(_core, m)
   ccsim::python::bind_collective(m);
   ccsim::python::bind_calibrate(m);
   ccsim::python::bind_train(m);
+  ccsim::python::bind_validate(m);
   ccsim::python::bind_presets(m);
+  ccsim::python::bind_options(m);
 }

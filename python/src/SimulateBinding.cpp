@@ -2,8 +2,9 @@
 // forked child (api::start_isolated: SimGrid's Engine is one per process), so a notebook may call it any number of
 // times and from many threads; the Python process never creates an Engine. Also the topology and workload loaders.
 #include "Bindings.hpp"
-#include "Flags.hpp"
+#include "Given.hpp"
 
+#include "api/options/SimulateCommand.hpp"
 #include "api/process/Isolation.hpp"
 #include "api/run/ReportJson.hpp"
 #include "api/run/ResolvedRun.hpp"
@@ -58,31 +59,26 @@ api::SimulationReport simulate_in_child(const api::SimulateRequest& req)
   return api::report_from_json(api::finish_isolated(run));
 }
 
-std::string simulate(const std::pair<std::string, std::optional<std::string>>& topology,
-                     const std::pair<std::string, std::optional<std::string>>& workload, const std::string& algorithm,
-                     const std::map<std::string, std::string>& flags, const std::map<std::string, std::string>& params,
-                     const std::vector<std::pair<std::string, std::string>>& slow_gpus, bool links, bool trace,
-                     bool allow_oom)
+/// `simulate`'s given values through its builder (api/options/SimulateCommand.hpp), simulated in a child; the
+/// trace and heat map written where the options ask.
+std::string simulate(const Texts& texts, const Documents& documents)
 {
   nb::gil_scoped_release release;
-  SimulateArgs args;
-  args.topology  = input_source(topology.first, topology.second);
-  args.workload  = input_source(workload.first, workload.second);
-  args.algorithm = algorithm;
-  args.flags     = Flags(flags);
-  args.params    = params;
-  args.slow_gpus = slow_gpus;
-  args.links     = links;
-  args.trace     = trace;
-  args.allow_oom = allow_oom;
-  return io::dump_json(api::to_json(simulate_in_child(simulate_request(args))));
+  const auto& options = api::simulate_options().options();
+  return python_errors(options, [&] {
+    const api::SimulateCommand command = api::build_simulate(given_values(options, texts, documents));
+    api::SimulationReport report       = simulate_in_child(command);
+    api::write_simulate_files(command, report);
+    return io::dump_json(api::to_json(report));
+  });
 }
 
 /// A topology's or workload's document, checked by its loader: the preset or file as written, or the dict's JSON.
 std::string load_input(const std::string& kind, const std::string& name, const std::optional<std::string>& json_text)
 {
   nb::gil_scoped_release release;
-  const auto source = input_source(name, json_text);
+  const auto source = json_text ? api::InputSource::from_document(io::parse_json_text(*json_text, name), name)
+                                : api::InputSource(name);
   const std::string where =
       source.document ? name : io::resolve_preset(kind, name, kind == "topologies" ? "--topology" : "--workload");
   const nlohmann::json doc = source.document ? *source.document : io::read_json_file(where);
@@ -96,8 +92,7 @@ std::string load_input(const std::string& kind, const std::string& name, const s
 
 void bind_simulate(nb::module_& m)
 {
-  m.def("simulate", &simulate, nb::arg("topology"), nb::arg("workload"), nb::arg("algorithm"), nb::arg("flags"),
-        nb::arg("params"), nb::arg("slow_gpus"), nb::arg("links"), nb::arg("trace"), nb::arg("allow_oom"),
+  m.def("simulate", &simulate, nb::arg("texts"), nb::arg("documents"),
         "One configuration in a forked child; the `ccsim simulate --format json` document as text.");
   m.def("load_input", &load_input, nb::arg("kind"), nb::arg("name"), nb::arg("json_text").none(),
         "A topology's or workload's document (kind: topologies | workloads), checked by its loader, as JSON text.");

@@ -44,6 +44,16 @@ def cli_error(*args):
     return lines[0][len("ccsim: "):]
 
 
+def as_keyword(line, flag, keyword):
+    """The command line's error `line` about `flag` as Python words it: the option named by its keyword."""
+    assert line.startswith(flag + ": ") or line.startswith(flag + " "), line
+    rest = line[len(flag):]
+    if rest.startswith(" ") and not rest.startswith(": "):  # "--param KEY: ...": a key of a key=value option
+        key, rest = rest[1:].split(":", 1)
+        return f"{keyword}['{key}']:{rest}"
+    return keyword + rest
+
+
 def as_installed(line):
     """A command line's message about a preset file, naming the package's copy of it instead of the source tree's."""
     import ccsim

@@ -1,12 +1,13 @@
-"""experiment, advise, collective, calibrate and train answer what their commands print with --format json; the rows
-become a pandas DataFrame when pandas is installed; train's progress callback sees every step and can stop the run."""
+"""experiment, advise, collective, calibrate, train, validate and bench_kernels answer what their commands print with
+--format json, every option of the command line included; the rows become a pandas DataFrame when pandas is installed;
+train's progress callback sees every step and can stop the run; experiment draws its figure."""
 
 import json
 
 import pytest
 
 import ccsim
-from conftest import REPO, cli_error, cli_json, run_cli
+from conftest import REPO, as_keyword, cli_error, cli_json, run_cli
 
 SPEC = {
     "name": "py-sweep",
@@ -93,7 +94,7 @@ def test_collective_equals_the_command_lines_json():
     got = ccsim.collective("a100x8-ib100", [8, 16], minbytes=1024, maxbytes=1 << 24, stepfactor=4)
     assert masked(got.to_dict()) == masked(expected)
     assert len(got.rows) == 2 * 8  # 1 KiB .. 16 MiB by 4: 8 sizes on each rank count
-    assert cli_error("collective", "--topology", "a100x8-ib100", "--gpus", 1) == \
+    assert as_keyword(cli_error("collective", "--topology", "a100x8-ib100", "--gpus", 1), "--gpus", "gpus") == \
         _raised(lambda: ccsim.collective("a100x8-ib100", 1))
 
 
@@ -116,7 +117,11 @@ def test_calibrate_fits_what_the_command_line_fits(tmp_path):
     assert got.effective_gbps == pytest.approx(preset["effective_gbps"], rel=1e-4)
     assert got.latency_us == pytest.approx(preset["latency_us"], rel=1e-3)
     assert cli_error("calibrate", "--topology", "a100x8-ib100", "--out", tmp_path / "x.json") == \
-        _raised(lambda: ccsim.calibrate("a100x8-ib100", out=tmp_path / "x.json"))
+        "--nccl-tests: give --nccl-tests FILE (collective constants from nccl-tests logs) or --steps FILE (any " \
+        "constants from step times); for both, run calibrate twice, the second from the first's --out"
+    assert _raised(lambda: ccsim.calibrate("a100x8-ib100", out=tmp_path / "x.json")) == \
+        "nccl_tests: give nccl_tests=FILE (collective constants from nccl-tests logs) or steps=FILE (any " \
+        "constants from step times); for both, run calibrate twice, the second from the first's out="
 
 
 def test_train_equals_the_command_lines_json_and_reports_every_step():
@@ -143,7 +148,72 @@ def test_an_exception_in_trains_callback_stops_the_run():
 
 
 def test_train_rejects_a_bad_value_as_the_command_line_does():
-    assert cli_error("train", "--algorithm", "adam", "--workers", 0) == \
+    assert as_keyword(cli_error("train", "--algorithm", "adam", "--workers", 0), "--workers", "workers") == \
         _raised(lambda: ccsim.train("adam", workers=0))
-    assert cli_error("train", "--algorithm", "adam", "--param", "k=3") == \
+    assert as_keyword(cli_error("train", "--algorithm", "adam", "--param", "k=3"), "--param", "params") == \
         _raised(lambda: ccsim.train("adam", params={"k": 3}))
+
+
+def test_advises_filters_equal_the_command_lines():
+    """--tp, --pp and --algorithms (lists) and --search, which the package lacked before its keywords were generated
+    from advise's table."""
+    evidence = REPO / "workloads" / "evidence" / "convergence.json"
+    expected = cli_json("advise", "--topology", "a100x8-ib100", "--workload", "gpt-350m", "--gpus", 16, "--search",
+                        "--tp", "1,2", "--pp", 1, "--algorithms", "adam,onebit-adam", "--evidence", evidence)
+    got = ccsim.advise("a100x8-ib100", "gpt-350m", 16, search=True, tp=[1, 2], pp=1, algorithms=["adam", "onebit-adam"],
+                       evidence=evidence)
+    assert got.to_dict() == expected
+    assert {r.algorithm for r in got.ranking} <= {"adam", "onebit-adam"}
+    assert {(r.split.tp, r.split.pp) for r in got.ranking} <= {(1, 1), (2, 1)}
+
+
+def test_collectives_forced_algorithm_and_protocol_equal_the_command_lines():
+    expected = cli_json("collective", "--topology", "a100x8-ib100", "--gpus", 16, "-b", "1M", "-e", "4M", "--algo",
+                        "tree", "--proto", "LL128")
+    got = ccsim.collective("a100x8-ib100", 16, minbytes="1M", maxbytes="4M", algo="tree", proto="LL128")
+    assert masked(got.to_dict()) == masked(expected)
+    assert {(r.algorithm, r.protocol) for r in got.rows} == {("tree", "LL128")}
+
+
+def test_calibrate_with_algo_and_proto_fits_what_the_command_line_fits(tmp_path):
+    table = tmp_path / "nccl.txt"
+    table.write_text(run_cli("collective", "--topology", "a100x8-ib100", "--gpus", 16, "-b", "1M", "-e", "64M", "-f",
+                             4, "--algo", "ring", "--proto", "Simple")[1])
+    expected = cli_json("calibrate", "--topology", "a100x8-ib100", "--nccl-tests", table, "--algo", "ring", "--proto",
+                        "Simple", "--out", tmp_path / "cli.json")
+    got = ccsim.calibrate("a100x8-ib100", tmp_path / "py.json", nccl_tests=[table], algo="ring", proto="Simple")
+    assert masked(got.to_dict(), ("topology",)) == masked(expected, ("topology",))
+    assert json.loads((tmp_path / "py.json").read_text()) == json.loads((tmp_path / "cli.json").read_text())
+
+
+def test_validate_equals_the_command_lines_json(tmp_path):
+    fits = REPO / "experiments" / "calibration" / "fits.json"
+    expected = cli_json("validate", "--fits", fits, "--topology", "v100x4-eth40g", "--no-rows", "--errors-out",
+                        tmp_path / "cli-errors.json")
+    seen = []
+    got = ccsim.validate(fits=fits, topology="v100x4-eth40g", no_rows=True, errors_out=tmp_path / "py-errors.json",
+                         progress=lambda what, done, total: seen.append((done, total)))
+    assert masked(got.to_dict()) == masked(expected)
+    assert (tmp_path / "py-errors.json").read_text() == (tmp_path / "cli-errors.json").read_text()
+    assert seen and all(done <= total == 1 for done, total in seen)  # one fit: v100x4-eth40g's
+    assert [f.topology for f in got.fits] == ["v100x4-eth40g"]
+
+
+def test_bench_kernels_measures_the_command_lines_kernels():
+    expected = cli_json("bench-kernels", "--bytes", 4096, "--repeats", 1)
+    got = ccsim.bench_kernels(bytes=4096, repeats=1)
+    # Throughputs are timings (they differ run to run); what was measured is the same.
+    assert [(r.kernel, r.backend, r.bytes) for r in got.rows] == \
+        [(r["kernel"], r["backend"], r["bytes"]) for r in expected["rows"]]
+    assert (got.simd, got.threads) == (expected["simd"], expected["threads"])
+    assert got.rows[0].vs_memcpy == 1.0  # memcpy first, against itself
+
+
+def test_experiment_draws_its_figure_into_out(tmp_path):
+    pytest.importorskip("matplotlib")
+    spec = {**SPEC,
+            "figure": {"kind": "speedup-vs-bandwidth", "x": "bandwidth_gbps", "y": "speedup", "series": "algorithm"}}
+    ccsim.experiment(spec, out=tmp_path / "drawn")
+    assert (tmp_path / "drawn" / "figure.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    ccsim.experiment(spec, out=tmp_path / "not-drawn", no_plot=True)
+    assert not (tmp_path / "not-drawn" / "figure.png").exists()

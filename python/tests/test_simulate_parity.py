@@ -101,10 +101,27 @@ def test_tp_and_pp_map_to_keywords():
     assert (got.config.tp, got.config.pp) == (4, 2)
 
 
-def test_trace_keeps_the_trace_the_command_line_writes_to_its_file(tmp_path):
-    trace_file = tmp_path / "trace.json"
+def test_trace_writes_the_file_the_command_line_writes(tmp_path):
     expected = cli_json("simulate", "--topology", "a100x8-ib100", "--workload", "bert-large", "--gpus", 32,
-                        "--algorithm", "sdp4bit", "--allow-oom", "--trace", trace_file)
-    got = ccsim.simulate("a100x8-ib100", "bert-large", "sdp4bit", 32, allow_oom=True, trace=True).to_dict()
-    assert got.pop("trace") == json.loads(trace_file.read_text())
-    assert without_wall(got) == without_wall(expected)
+                        "--algorithm", "sdp4bit", "--allow-oom", "--trace", tmp_path / "cli.json")
+    got = ccsim.simulate("a100x8-ib100", "bert-large", "sdp4bit", 32, allow_oom=True, trace=tmp_path / "py.json")
+    assert (tmp_path / "py.json").read_text() == (tmp_path / "cli.json").read_text()
+    assert "trace" not in got  # the file holds it, as the command line's document does not
+    assert without_wall(got.to_dict()) == without_wall(expected)
+
+
+def test_the_overlap_options_map_to_keywords():
+    """--overlap, --bucket-mb, --param-prefetch and --recompute, which the package lacked before its keywords were
+    generated from simulate's table."""
+    cases = [
+        (["--algorithm", "adam", "--workload", "bert-large", "--overlap", "bucketed", "--bucket-mb", 25],
+         dict(algorithm="adam", workload="bert-large", overlap="bucketed", bucket_mb=25)),
+        (["--algorithm", "megatron-dp", "--workload", "gpt-1.3b", "--param-prefetch", "on", "--allow-oom"],
+         dict(algorithm="megatron-dp", workload="gpt-1.3b", param_prefetch=True, allow_oom=True)),
+        (["--algorithm", "adam", "--workload", "bert-large", "--recompute"],
+         dict(algorithm="adam", workload="bert-large", recompute=True)),
+    ]
+    for flags, keywords in cases:
+        expected = cli_json("simulate", "--topology", "a100x8-ib100", "--gpus", 32, *flags)
+        got = ccsim.simulate(topology="a100x8-ib100", gpus=32, **keywords)
+        assert without_wall(got.to_dict()) == without_wall(expected), flags

@@ -1,0 +1,69 @@
+#pragma once
+// The option lines several commands share: the command line's own (--help, --format, --wide, --quiet, --time-limit:
+// each says why Python has no such keyword) and the flags that shape one simulated run (--gpus, --global-batch,
+// --micro-batch, --tp, --pp), declared once for simulate and advise.
+
+#include "api/options/OptionTable.hpp"
+#include "api/run/SimulateRequest.hpp"
+
+#include "io/Limits.hpp"
+
+#include <string>
+#include <vector>
+
+namespace ccsim::api {
+
+/// The --format help of most commands.
+inline constexpr const char* kFormatHelp =
+    "output: table (for people), json (one document) or csv (the JSON's fields as columns)";
+/// The --time-limit help of the commands that stop cleanly and exit 3.
+inline constexpr const char* kTimeLimitHelp =
+    "stop cleanly after this many seconds (counted from the start), keep what finished, exit 3";
+
+Option help_option();
+Option format_option(const std::string& help);
+Option wide_option();
+Option quiet_option();
+Option time_limit_option(const std::string& help);
+
+/// --help, --format and --wide: the command line's, first in every command's help.
+template <class Target>
+std::vector<typename OptionTable<Target>::Line> terminal_lines(const std::string& format_help = kFormatHelp)
+{
+  return {{help_option(), {}}, {format_option(format_help), {}}, {wide_option(), {}}};
+}
+
+/// --quiet, and --time-limit when `time_limit_help` is not empty: the options of every long-running command.
+template <class Target>
+std::vector<typename OptionTable<Target>::Line> long_run_lines(const std::string& time_limit_help)
+{
+  std::vector<typename OptionTable<Target>::Line> lines = {{quiet_option(), {}}};
+  if (!time_limit_help.empty())
+    lines.push_back({time_limit_option(time_limit_help), {}});
+  return lines;
+}
+
+/// --gpus (required), --global-batch and --micro-batch, and --tp / --pp when `parallelism`, read into the
+/// SimulateRequest that `path` (member pointers from the target) leads to.
+template <class Target, class... Path>
+std::vector<typename OptionTable<Target>::Line> shape_lines(bool parallelism, Path... path)
+{
+  namespace r = io::range;
+  std::vector<typename OptionTable<Target>::Line> lines = {
+      {integer_option("gpus", r::kGpus, "number of GPUs").needed().value("N"), into(path..., &SimulateRequest::gpus)},
+      {integer_option("global-batch", r::kBatch, "samples per step (default: the workload's)").value("B"),
+       into(path..., &SimulateRequest::global_batch)},
+      {integer_option("micro-batch", r::kBatch, "samples per GPU per micro-batch (default: the workload's)").value("b"),
+       into(path..., &SimulateRequest::micro_batch)},
+  };
+  if (parallelism)
+    append(lines, {
+        {integer_option("tp", r::kParallelDegree, "tensor-parallel degree (default: the workload's)").value("t"),
+         into(path..., &SimulateRequest::tp)},
+        {integer_option("pp", r::kParallelDegree, "pipeline stages (default: the workload's)").value("p"),
+         into(path..., &SimulateRequest::pp)},
+    });
+  return lines;
+}
+
+} // namespace ccsim::api
