@@ -236,12 +236,6 @@ ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
     s.dp_per_node = per_node.begin()->second;
   }
 
-  // --- the plan
-  try {
-    r.plan = algo->plan(s, params);
-  } catch (const std::invalid_argument& e) {
-    throw io::InputError("--algorithm", "", fmt::format("{}: {}", req.algorithm, e.what()));
-  }
   // --- memory: a run that does not fit even with activation recomputation is an error (unless --allow-oom)
   const auto& mem = r.memory = algorithms::memory_footprint(*algo, work, s);
   const double need_plain = mem.total_bytes(false), need_recompute = mem.total_bytes(true);
@@ -261,12 +255,22 @@ ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
                       algo->parallelism() == algorithms::Parallelism::SHARDED_DATA_PARALLEL ? ""
                                                                                             : ", use a sharded algorithm"));
   }
-  r.recompute = fits == "with activation recomputation" || req.recompute;
-  // The recomputed forward passes are charged where compute is the model's FLOPs over the GPU's sustained rate (a
-  // workload from its architecture: those FLOPs count no recomputation), or when asked for. The papers' workloads
-  // keep their calibrated compute, fitted to the papers' measured steps, which already hold whatever their systems
-  // recomputed (docs/overlap.md).
-  s.recompute_activations = req.recompute || (r.recompute && work.architecture.has_value());
+  r.recompute = fits == "with activation recomputation" || req.recompute || work.recompute == sim::Recompute::FULL;
+  // The recomputed forward passes are charged where compute is priced from the model (FLOPs over a sustained rate, or
+  // per operator: a workload from its architecture counts no recomputation), when asked for (--recompute), or when
+  // the workload's recipe recomputes (defaults.recompute: full, or selective, the attention core only). The papers'
+  // workloads keep their calibrated compute, fitted to the papers' measured steps, which already hold whatever their
+  // systems recomputed (docs/overlap.md).
+  const bool full = req.recompute || work.recompute == sim::Recompute::FULL || (r.recompute && work.architecture.has_value());
+  s.recompute     = full ? sim::Recompute::FULL : work.recompute;
+  s.sequence_parallel = work.sequence_parallel && s.tp > 1;
+
+  // --- the plan, once the shape is whole: recomputation and sequence parallelism change the tensor-parallel traffic
+  try {
+    r.plan = algo->plan(s, params);
+  } catch (const std::invalid_argument& e) {
+    throw io::InputError("--algorithm", "", fmt::format("{}: {}", req.algorithm, e.what()));
+  }
 
   // --- stragglers: every GPU's compute speed (its node's, times its own) and the random per-step noise
   sim::StragglerModel& stragglers = r.stragglers;
