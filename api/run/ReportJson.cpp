@@ -2,6 +2,9 @@
 // so the text depends only on the values.
 #include "api/run/ReportJson.hpp"
 
+#include "api/run/OperatorsJson.hpp"
+#include "api/run/ReportFields.hpp"
+
 #include <cmath>
 #include <stdexcept>
 
@@ -9,6 +12,7 @@ namespace ccsim::api {
 
 namespace {
 using json = nlohmann::json;
+using namespace report_fields;
 
 json breakdown_json(const TimeBreakdown& b)
 {
@@ -17,41 +21,6 @@ json breakdown_json(const TimeBreakdown& b)
 }
 
 json bytes_json(const BytesPerGpu& b) { return {{"inter_node", b.inter_node}, {"intra_node", b.intra_node}}; }
-
-/// Reading back: `at` names the field that is missing or of the wrong type, so a damaged document is one message.
-const json& at(const json& obj, const char* key, const char* where)
-{
-  if (!obj.is_object() || !obj.contains(key))
-    throw std::invalid_argument(std::string(where) + key + ": missing");
-  return obj[key];
-}
-
-double number(const json& obj, const char* key, const char* where)
-{
-  const json& v = at(obj, key, where);
-  if (v.is_null()) // JSON has no NaN: dump writes it as null
-    return std::nan("");
-  if (!v.is_number())
-    throw std::invalid_argument(std::string(where) + key + ": not a number");
-  return v.get<double>();
-}
-
-template <class T>
-T integer(const json& obj, const char* key, const char* where)
-{
-  const json& v = at(obj, key, where);
-  if (!v.is_number_integer())
-    throw std::invalid_argument(std::string(where) + key + ": not an integer");
-  return v.get<T>();
-}
-
-std::string text(const json& obj, const char* key, const char* where)
-{
-  const json& v = at(obj, key, where);
-  if (!v.is_string())
-    throw std::invalid_argument(std::string(where) + key + ": not a string");
-  return v.get<std::string>();
-}
 
 TimeBreakdown read_breakdown(const json& b, const char* where)
 {
@@ -151,6 +120,8 @@ json to_json(const SimulationReport& r)
                       {"full", r.model->flops_per_sample_full},
                       {"no_attention", r.model->flops_per_sample_no_attention}}},
                     {"activation_bytes_per_layer", r.model->activation_bytes_per_layer}};
+  if (r.operators)
+    doc["operators"] = to_json(*r.operators);
   if (r.ranks_idle_s)
     doc["ranks_idle_s"] = *r.ranks_idle_s;
   if (r.links) {
@@ -277,6 +248,9 @@ SimulationReport report_from_json(const json& doc)
                                   number(f, "no_attention", fw),
                                   number(mo, "activation_bytes_per_layer", mw)};
   }
+
+  if (doc.contains("operators"))
+    r.operators = operators_from_json(doc["operators"]);
 
   const json& sim = at(doc, "sim", "/");
   r.wall_s        = number(sim, "wall_s", "/sim/");
