@@ -1,43 +1,13 @@
 #include "algorithms/MemoryFootprint.hpp"
 
+#include "algorithms/Registry.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 namespace ccsim::algorithms {
-
-namespace {
-/// Buffers beyond the optimizer's, in fp32 copies of the rank's parameters.
-struct ExtraCopies {
-  double persistent = 0; // per rank, all the time
-  double per_dp     = 0; // divided over the data-parallel ranks, all the time
-  double transient  = 0; // only during the optimizer step
-};
-
-ExtraCopies extra_copies(const std::string& name)
-{
-  // 1-bit Adam (DeepSpeed onebit/adam.py): a worker error of the whole momentum and a server error of 1/dp of it.
-  // 1-bit LAMB adds "one persistent copy of the fresh variance and one temporary copy of last step's momentum"
-  // (1-bit LAMB §4, Hardware). At dp = 1 that is 4 copies, against SLAMB Table 9's measured 1-bit LAMB - LAMB =
-  // (10.9 - 5.6) GB / 1.34 GB = 3.94 copies of BERT-Large's 336M fp32 parameters (an optimizer profile: its peak
-  // includes the temporary copy). The temporary copy lives in the step, after backward has freed the activations,
-  // which is how SLAMB Fig. 4d could run 1-bit LAMB on BERT-XLarge at 64 samples per 80 GB A100.
-  // SLAMB: its staleness vector c_t (Appendix E) plus 0.7 copies of step intermediates, so that Table 9's
-  // (7.9 - 5.6) / 1.34 = 1.7 copies come out — the split is a hypothesis supported by that one table only.
-  // Error-feedback sparsifiers (random-k, top-k) keep one residual of the momentum.
-  static const std::map<std::string, ExtraCopies> table = {
-      {"onebit-adam", {1, 1, 0}},     {"naive-1bit-adam", {1, 1, 0}}, {"onebit-lamb", {2, 1, 1}},
-      {"lamb-basic-1bit", {2, 1, 1}}, {"slamb", {1, 0, 0.7}},         {"randk-lamb", {1, 0, 0}},
-      {"topk-lamb", {1, 0, 0}},
-      // qWD sends weight differences: the owner keeps its shard of the previous fp32 weights (SDP4Bit §4.1).
-      {"sdp4bit", {0, 1, 0}},         {"qwd", {0, 1, 0}},
-  };
-  const auto it = table.find(name);
-  return it == table.end() ? ExtraCopies{} : it->second;
-}
-} // namespace
 
 MemoryFootprint memory_footprint(const PlanAlgorithm& algorithm, const sim::Workload& work, const sim::StepShape& shape)
 {
@@ -58,7 +28,8 @@ MemoryFootprint memory_footprint(const PlanAlgorithm& algorithm, const sim::Work
     m.gradients_bytes = 2 * psi;
     m.optimizer_bytes = 12 * psi;
   }
-  const auto extra    = extra_copies(algorithm.name());
+  // The algorithm's own buffers (its descriptor's, with their sources); a plan no algorithm registered is an error.
+  const ExtraCopies& extra = algorithm_named(algorithm.name()).memory;
   m.compression_bytes    = 4 * psi * (extra.persistent + extra.per_dp / dp);
   m.step_transient_bytes = 4 * psi * extra.transient;
 

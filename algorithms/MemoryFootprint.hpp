@@ -32,7 +32,9 @@ struct MemoryFootprint {
   }
 };
 
-/// The memory one GPU needs to run `algorithm` on `work` with `shape` (tp, pp, dp, micro-batch, accumulation).
+/// The memory one GPU needs to run `algorithm` on `work` with `shape` (tp, pp, dp, micro-batch, accumulation), its
+/// extra buffers from its descriptor (AlgorithmDescriptor::memory). std::invalid_argument for a plan whose name no
+/// registered algorithm has.
 MemoryFootprint memory_footprint(const PlanAlgorithm& algorithm, const sim::Workload& work, const sim::StepShape& shape);
 
 } // namespace ccsim::algorithms

@@ -1,7 +1,7 @@
 #pragma once
-// The numeric half of the data-parallel algorithms: a numerics::DistributedOptimizer by algorithm name. The names
-// are the first entries of the update registry (algorithms/UpdateRegistry.cpp), which takes them from here; the
-// sharded and pipelined algorithms train through their own loops (algorithms/TrainingPaths.hpp).
+// The numeric half of the data-parallel algorithms: a numerics::DistributedOptimizer by algorithm name, from the
+// maker its descriptor holds (AlgorithmDescriptor::optimizer); the sharded and pipelined algorithms train through
+// loops of their own (algorithms/TrainingPaths.hpp).
 
 #include "algorithms/Registry.hpp"
 
@@ -15,12 +15,13 @@
 
 namespace ccsim::algorithms {
 
-/// sgd, adam, lamb, onebit-adam, naive-1bit-adam, onebit-lamb, lamb-basic-1bit, slamb, topk-lamb, randk-lamb, in
-/// that order, each trainable (numerics/Optimizers.hpp and numerics/LayerwiseOptimizers.hpp hold their classes).
+/// The registered algorithms with an optimizer, in registry order: sgd, adam, lamb, onebit-adam, naive-1bit-adam,
+/// onebit-lamb, lamb-basic-1bit, slamb, topk-lamb, randk-lamb (numerics/Optimizers.hpp and
+/// numerics/LayerwiseOptimizers.hpp hold their classes), then any registered later.
 std::vector<AlgorithmInfo> optimizer_algorithm_infos();
 
-/// The optimizer of algorithm `name` for `workers` workers over `layout`. Unknown names, unknown hyper-parameter
-/// keys, and an adam_variant or momentum_mask out of range throw std::invalid_argument (before any step).
+/// The optimizer of algorithm `name` for `workers` workers over `layout`. Unknown names, keys no optimizer reads,
+/// and an adam_variant or momentum_mask out of range throw std::invalid_argument (before any step).
 /// adam and naive-1bit-adam apply hyper "adam_variant" (an AdamVariant index; apex when absent); onebit-adam's
 /// warm-up is DeepSpeed adam.py's own apex-form Adam without bias correction (numerics::OnebitAdam says how its
 /// freeze_step counts against DeepSpeed's).

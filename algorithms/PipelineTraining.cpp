@@ -4,6 +4,7 @@
 #include "algorithms/TrainingPaths.hpp"
 
 #include "numerics/DeltaBuffers.hpp"
+#include "numerics/QuantizedSizes.hpp"
 #include "workloads/proxy/PipelineModel.hpp"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <random>
 #include <stdexcept>
 #include <unordered_map>
+#include <vector>
 
 namespace ccsim::algorithms {
 
@@ -34,7 +36,7 @@ workloads::Mat direct(const workloads::Mat& a, int bits, std::uint64_t& bytes, c
 }
 } // namespace
 
-TrainResult train_pipeline(const TrainConfig& c)
+TrainResult train_pipeline(const TrainConfig& c, ActivationComm comm)
 {
   const auto wall0 = std::chrono::steady_clock::now();
   const int pp     = static_cast<int>(get(c.hyper, "pp", kDefaultPipelineStages));
@@ -50,8 +52,8 @@ TrainResult train_pipeline(const TrainConfig& c)
   const int steps_per_epoch = model.train_examples() / batch;
   if (steps_per_epoch < 1)
     throw std::invalid_argument("global batch larger than the training set");
-  const bool aq     = c.algorithm == "aq-sgd";
-  const bool quant  = c.algorithm != "fp32-pipeline";
+  const bool aq     = comm == ActivationComm::DELTA_QUANT;
+  const bool quant  = comm != ActivationComm::FP32;
   numerics::Vec p   = initial_params_of(c, model.initial_params(c.seed));
   numerics::AdamState opt;
   // Per-example buffers m(ξ) at every cut ([channels x positions] each); sender and receiver hold identical
@@ -84,12 +86,18 @@ TrainResult train_pipeline(const TrainConfig& c)
           for (std::size_t j = 0; j < ids.size(); ++j)
             buf[ids[j]] = a.middleCols(static_cast<long>(j) * P, P);
       } else if (aq) {
-        // Send Q(a - m(ξ)) with per-channel scales over the micro-batch; both sides: m(ξ) += deQ (Algorithm 1).
+        // Send Q(a - m(ξ)) with per-channel scales over the micro-batch; both sides: m(ξ) += deQ (Algorithm 1). The
+        // fused sender kernel updates the gathered buffers in place: the delta is never written out and read back
+        // (issue 49), and m + code / 2^(b-1) · scale is the expression deQ-then-add computed.
         workloads::Mat prev(a.rows(), a.cols());
         for (std::size_t j = 0; j < ids.size(); ++j)
           prev.middleCols(static_cast<long>(j) * P, P) = buf.at(ids[j]);
-        const workloads::Mat delta = a - prev;
-        a                          = prev + direct(delta, fw, r.bytes_per_worker, *c.kernels);
+        const auto rows = static_cast<std::size_t>(a.cols()), channels = static_cast<std::size_t>(a.rows());
+        std::vector<std::int8_t> codes(rows * channels);
+        std::vector<float> scales(channels);
+        c.kernels->quantize_delta_channels(a.data(), prev.data(), rows, channels, fw, codes.data(), scales.data());
+        r.bytes_per_worker += numerics::channel_quantized_bytes(rows, channels, fw);
+        a = prev;
         for (std::size_t j = 0; j < ids.size(); ++j)
           buf[ids[j]] = a.middleCols(static_cast<long>(j) * P, P);
       } else {

@@ -12,14 +12,26 @@
 namespace ccsim::algorithms {
 
 /// One accepted --param key with its default and the values it may take. Every value is checked against `range`
-/// (finite, inside it, whole when `integer`) before plan() sees it, so no plan divides by zero or reads NaN.
+/// (finite, inside it, whole when `integer`) before plan() or a training loop sees it, so none divides by zero or reads
+/// NaN. One type for both commands: a key that `ccsim simulate` and `ccsim train` both take (SLAMB's k and H) is one
+/// declaration, which the plan's param_specs() and the algorithm's descriptor (AlgorithmDescriptor::train_params) both
+/// return.
 struct ParamSpec {
   std::string key;
+  /// simulate: the value plan() gets when --param does not set it. train: the value the update uses then, where
+  /// ccsim's own checks need it (LAMB's clips, SLAMB's k and H); 0 where only the update knows it (numerics/).
   double default_value;
   std::string doc;
   io::Range range;
   bool integer = false;
+  /// A word parameter of `ccsim train` (adam_variant=torch): the words it takes. numerics::Hyper holds numbers, so
+  /// the value travels as the word's index, and `range` is [0, choices.size() - 1], whole.
+  std::vector<std::string> choices = {};
 };
+
+/// Whether two declarations of one key say the same: doc, range, wholeness and words (defaults may differ per
+/// algorithm: LAMB clips its trust ratio at 0.3, SLAMB at 1000).
+bool same_declaration(const ParamSpec& a, const ParamSpec& b);
 
 /// `value` checked against `spec`; a violation is io::InputError("--param <key>", "", "must be ...").
 double check_param(const ParamSpec& spec, double value);
@@ -34,11 +46,12 @@ enum class Parallelism {
   PIPELINE,      // GPipe over pp stages (AQ-SGD and its baselines)
 };
 
+/// What the step engine simulates of an algorithm. Its name, description and everything else ccsim knows of it are
+/// in its descriptor (algorithms/AlgorithmDescriptor.hpp), which holds the plan.
 class PlanAlgorithm {
 public:
   virtual ~PlanAlgorithm() = default;
   virtual std::string name() const = 0;
-  virtual std::string description() const = 0;
   virtual Parallelism parallelism() const { return Parallelism::DATA_PARALLEL; }
   virtual std::vector<ParamSpec> param_specs() const { return {}; }
   virtual sim::StepPlan plan(const sim::StepShape& shape, const ParamValues& params) const = 0;
@@ -47,7 +60,8 @@ public:
 /// Every accepted --param key at its default value.
 ParamValues default_params(const PlanAlgorithm& algorithm);
 
-/// nullptr when no algorithm has that name.
+/// The plan of the registered algorithm `name` (algorithms/Registry.hpp); nullptr when no algorithm has that name or
+/// it has no plan (sgd trains only).
 const PlanAlgorithm* find_plan_algorithm(const std::string& name);
 /// Every registered plan, sorted by name.
 std::vector<const PlanAlgorithm*> plan_algorithms();

@@ -61,6 +61,14 @@ inline double checked(const ParamValues& p, const std::string& key, double lo, d
   return v;
 }
 
+/// simulate's --param grad_bytes of the data-parallel plans: the bytes each gradient value takes on the wire.
+inline ParamSpec grad_bytes_param()
+{
+  // DeepSpeed's fp16 training all-reduces fp16 gradients (1-bit Adam §6: the baseline "uses fp16"); 4 = fp32.
+  return {"grad_bytes", 0, "bytes per gradient value on the wire (0 = the workload's recipe: fp16 = 2, fp32 = 4)",
+          {0, 8}};
+}
+
 /// The --param grad_bytes value, or the workload's own (StepShape::grad_bytes) when it is 0.
 inline double grad_bytes(const ParamValues& p, const sim::StepShape& s)
 {

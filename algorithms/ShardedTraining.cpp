@@ -19,12 +19,26 @@ double get(const numerics::Hyper& h, const char* key, double fallback)
 {
   return numerics::hyper_or(h, key, fallback);
 }
+
+/// The quantizer of `grads` (the training loop's twin of sharded_gradient_ops); none for the fp32 reduce-scatter.
+std::unique_ptr<numerics::TwoLevelQuantizer> gradient_quantizer(GradComm grads, std::size_t n, std::size_t nodes,
+                                                                std::size_t g, const TrainConfig& c)
+{
+  auto config = numerics::TwoLevelConfig::ulq(nodes, g); // ULq and ZeRO++'s qgZ: 4 bits in both stages
+  switch (grads) {
+  case GradComm::FP32_REDUCE_SCATTER: return nullptr;
+  case GradComm::TLQ: config = numerics::TwoLevelConfig::tlq(nodes, g); break;
+  case GradComm::TLQ_HS: config = numerics::TwoLevelConfig::tlq_hs(nodes, g); break;
+  case GradComm::ULQ_INT4:
+  case GradComm::QGZ_INT4: break;
+  }
+  return std::make_unique<numerics::TwoLevelQuantizer>(n, config, c.seed, *c.kernels);
+}
 } // namespace
 
-TrainResult train_sharded(const TrainConfig& c)
+TrainResult train_sharded(const TrainConfig& c, WeightComm weights, GradComm gradients)
 {
-  const auto wall0 = std::chrono::steady_clock::now();
-  const std::string& a = c.algorithm;
+  const auto wall0     = std::chrono::steady_clock::now();
   const auto W         = static_cast<std::size_t>(c.workers);
   const auto g         = static_cast<std::size_t>(get(c.hyper, "gpus_per_node", 4));
   if (W % g != 0)
@@ -33,14 +47,8 @@ TrainResult train_sharded(const TrainConfig& c)
   const workloads::ProxyModel& model = *model_ptr;
   const std::size_t n = model.size();
 
-  std::unique_ptr<numerics::TwoLevelQuantizer> tlq;
-  if (a == "sdp4bit" || a == "tlq-hs")
-    tlq = std::make_unique<numerics::TwoLevelQuantizer>(n, numerics::TwoLevelConfig::tlq_hs(W / g, g), c.seed, *c.kernels);
-  else if (a == "tlq")
-    tlq = std::make_unique<numerics::TwoLevelQuantizer>(n, numerics::TwoLevelConfig::tlq(W / g, g), c.seed, *c.kernels);
-  else if (a == "ulq" || a == "zeropp")
-    tlq = std::make_unique<numerics::TwoLevelQuantizer>(n, numerics::TwoLevelConfig::ulq(W / g, g), c.seed, *c.kernels);
-  const bool qwd = a == "sdp4bit" || a == "qwd";
+  const auto tlq = gradient_quantizer(gradients, n, W / g, g, c);
+  const bool qwd = weights == WeightComm::QWD_INT4;
   const numerics::WeightDiffQuantizer wdq({}, c.seed, *c.kernels);
 
   numerics::Vec master = initial_params_of(c, model.initial_params(c.seed)); // fp32 master weights (sharded over ranks in reality)
@@ -80,8 +88,8 @@ TrainResult train_sharded(const TrainConfig& c)
       const auto msg = wdq.encode(master.data(), copy.data(), n, static_cast<std::uint64_t>(step));
       wdq.apply(msg, copy.data());
       r.bytes_per_worker += msg.wire_bytes() * (W - 1) / W;
-    } else if (a == "qw" || a == "zeropp") {
-      const int bits = a == "qw" ? 4 : 8; // plain 4-bit weights; ZeRO++'s qwZ is int8
+    } else if (weights == WeightComm::QW_INT4 || weights == WeightComm::QWZ_INT8) {
+      const int bits = weights == WeightComm::QW_INT4 ? 4 : 8; // plain 4-bit weights; ZeRO++'s qwZ is int8
       numerics::quantize_weights(master.data(), n, bits, 2048, numerics::Rounding::STOCHASTIC,
                                  c.seed + static_cast<std::uint64_t>(step), copy.data(), *c.kernels);
       r.bytes_per_worker += numerics::packed_bytes(n, bits, 2048) * (W - 1) / W;

@@ -4,10 +4,9 @@
 
 #include "algorithms/OptimizerFactory.hpp"
 #include "algorithms/PaperDefaults.hpp"
+#include "algorithms/Registry.hpp"
 #include "algorithms/TrainParams.hpp"
 #include "algorithms/TrainingPaths.hpp"
-#include "algorithms/Registry.hpp"
-#include "io/JsonInput.hpp"
 
 #include "numerics/ParallelFor.hpp"
 #include "workloads/proxy/ProxyModel.hpp"
@@ -23,30 +22,6 @@ namespace ccsim::algorithms {
 std::vector<std::string> proxy_models()
 {
   return workloads::proxy_model_names();
-}
-
-const std::vector<std::string>& sharded_training_algorithms()
-{
-  static const std::vector<std::string> names = {"megatron-dp", "sdp4bit", "qwd", "qw", "tlq", "tlq-hs", "ulq", "zeropp"};
-  return names;
-}
-
-const std::vector<std::string>& pipeline_training_algorithms()
-{
-  static const std::vector<std::string> names = {"fp32-pipeline", "directq", "aq-sgd"};
-  return names;
-}
-
-bool is_sharded(const std::string& a)
-{
-  const auto& names = sharded_training_algorithms();
-  return std::find(names.begin(), names.end(), a) != names.end();
-}
-
-bool is_pipeline(const std::string& a)
-{
-  const auto& names = pipeline_training_algorithms();
-  return std::find(names.begin(), names.end(), a) != names.end();
 }
 
 numerics::Vec initial_params_of(const TrainConfig& c, numerics::Vec fresh)
@@ -83,36 +58,29 @@ bool go_on_after(const TrainConfig& c, int step, TrainResult& r, const std::func
 
 TrainResult train(const TrainConfig& c)
 {
-  const auto infos = update_algorithm_infos();
-  if (std::none_of(infos.begin(), infos.end(), [&](const auto& i) { return i.name == c.algorithm; })) {
-    std::string names;
-    for (const auto& i : infos)
-      names += (names.empty() ? "" : ", ") + i.name;
-    throw std::invalid_argument("no numeric update for " + io::echo(c.algorithm) + " (trainable: " + names + ")");
-  }
+  const AlgorithmDescriptor& algo = trainable_algorithm(c.algorithm); // throws for a name without an update
+  const bool pipeline              = algo.parallelism == Parallelism::PIPELINE;
   const auto model_ptr = workloads::make_proxy_model(c.model, c.seed, c.text); // throws for an unknown name
   if (c.steps < 1)
     throw std::invalid_argument("steps must be at least 1");
   if (c.global_batch < 1)
     throw std::invalid_argument("global batch must be at least 1");
   // A pipeline trains one replica whose stages see the whole batch, so only data parallelism splits it over workers.
-  if (!is_pipeline(c.algorithm) && (c.workers < 1 || c.global_batch < c.workers || c.global_batch % c.workers != 0))
+  if (!pipeline && (c.workers < 1 || c.global_batch < c.workers || c.global_batch % c.workers != 0))
     throw std::invalid_argument("global batch " + std::to_string(c.global_batch) + " must be a positive multiple of " +
                                 std::to_string(c.workers) + " workers");
   // Every key must be one this algorithm reads, inside its range (algorithms/TrainParams.cpp): an unknown key is a
   // typo, not a default, and no loop may see NaN or a zero divisor.
   check_train_params(c.algorithm, c.hyper, c.workers);
-  if (is_pipeline(c.algorithm))
-    return train_pipeline(c);
-  if (is_sharded(c.algorithm))
-    return train_sharded(c);
+  if (algo.train_loop) // sharded and pipelined algorithms: a loop of their own
+    return algo.train_loop(c);
   const auto wall0 = std::chrono::steady_clock::now();
   const workloads::ProxyModel& model = *model_ptr;
   numerics::Hyper hyper = c.hyper;
   hyper.emplace("lr", kDefaultLr);
   // Without bias correction by default (BertAdam, DeepSpeed's 1-bit optimizers), except for torch's Adam and AdamW,
-  // which always correct (numerics/Optimizers.hpp, AdamVariant).
-  if (c.algorithm != "sgd" && c.algorithm != "lamb")
+  // which always correct (numerics/Optimizers.hpp, AdamVariant). Only the updates with Adam's formula read it.
+  if (algo.train_param("bias_correction") != nullptr)
     hyper.emplace("bias_correction", numerics::hyper_or(hyper, "adam_variant", 0) == 0 ? 0.0 : 1.0);
   // Warm-ups as the plans assume (algorithms/PaperDefaults.hpp): 15 % for 1-bit Adam, 16.7 % for 1-bit LAMB.
   hyper = with_defaults(hyper, algorithm_defaults(c.algorithm, c.steps, hyper));

@@ -1,18 +1,20 @@
 #pragma once
 // The non-data-parallel training loops behind algorithms::train: sharded DP (SDP4Bit and its comparisons) and
-// pipelines (AQ-SGD, DirectQ, fp32).
+// pipelines (AQ-SGD, DirectQ, fp32). Each algorithm's descriptor calls its loop with the same communication its plan
+// simulates (algorithms/sharded/ShardedAlgorithms.cpp, algorithms/pipeline/PipelineAlgorithms.cpp).
 
 #include "algorithms/Training.hpp"
+#include "algorithms/pipeline/PipelinePlan.hpp"
+#include "algorithms/sharded/ShardedPlan.hpp"
 
-#include <string>
-#include <vector>
 
 namespace ccsim::algorithms {
 
-/// megatron-dp, sdp4bit, qwd, qw, tlq, tlq-hs, ulq, zeropp. Hyper: lr, weight_decay, gpus_per_node (4).
-TrainResult train_sharded(const TrainConfig& config);
-/// fp32-pipeline, directq, aq-sgd. Hyper: lr, pp (4), fw_bits (2), bw_bits (4).
-TrainResult train_pipeline(const TrainConfig& config);
+/// Sharded data parallelism with `weights` gathered and `grads` reduced as the plan of that pair sends them.
+/// Hyper: lr, weight_decay, gpus_per_node (4).
+TrainResult train_sharded(const TrainConfig& config, WeightComm weights, GradComm grads);
+/// A pipeline sending activations as `comm` says. Hyper: lr, pp (4), fw_bits (2), bw_bits (4).
+TrainResult train_pipeline(const TrainConfig& config, ActivationComm comm);
 
 /// After step `step` of every loop: notes the first evaluated step whose held-out loss is not finite
 /// (result.diverged_step), then asks config.on_step whether to go on. When not, closes the loss curve at this step
@@ -21,11 +23,5 @@ bool go_on_after(const TrainConfig& config, int step, TrainResult& result, const
 
 /// config.initial when given (its size checked against the model's), else `fresh`.
 numerics::Vec initial_params_of(const TrainConfig& config, numerics::Vec fresh);
-
-/// The algorithms each loop trains, in the order `ccsim list` shows them.
-const std::vector<std::string>& sharded_training_algorithms();
-const std::vector<std::string>& pipeline_training_algorithms();
-bool is_sharded(const std::string& algorithm);
-bool is_pipeline(const std::string& algorithm);
 
 } // namespace ccsim::algorithms

@@ -57,8 +57,8 @@ int cmd_advise(const std::vector<std::string>& args)
     ("epoch-samples", po::value<std::string>()->default_value("1e6"), "samples in one epoch (time per epoch = samples / throughput; the default 1e6 is a round number, not the workload's dataset)")
     ("jobs", po::value<std::string>()->default_value("2"), "simulations at once")
     ("evidence", po::value<std::string>(), "convergence evidence JSON (default: workloads/evidence/convergence.json)")
-    ("verify", "first rerun seed 1 of every comparison of the evidence file and check each final loss reproduces "
-               "within 3 % (about 10 minutes on 2 cores: the transformer runs)")
+    ("verify", "first rerun seed 1 of every comparison of the evidence file for 20 % of its steps and check each "
+               "held-out loss reproduces to the digit (about 4 minutes on 2 cores)")
     ("search", "for each algorithm, simulate every dp/tp/pp split and micro-batch that fits the GPUs' memory at the "
                "same global batch, and rank each at its fastest (tp within a node, whole layers per stage); splits that "
                "cannot fit the GPUs' memory or whose compute alone is slower than the best simulated split are pruned")
@@ -137,7 +137,7 @@ int cmd_advise(const std::vector<std::string>& args)
                           "by samples/s", "speedup (x)", "dp x tp x pp, micro-batch", "memory (GB/GPU)",
                           "inter-node per step (MB/GPU)", "why not"})
                  : Table({"rank", "algorithm", "converges", "to accuracy (h)", "samples/s", "likely range",
-                          "speedup (x)", "dp x tp x pp, micro", "memory (GB)", "gap to baseline, seeds 1-3"});
+                          "speedup (x)", "dp x tp x pp, micro", "memory (GB)", "gap to baseline [90 % interval]"});
   int rank = 1;
   for (const auto& r : report.ranking) {
     const bool known = r.converges.has_value();
@@ -153,7 +153,7 @@ int cmd_advise(const std::vector<std::string>& args)
                  fmt::format("{}", fmt::join(r.evidence_short, "; "))});
       continue;
     }
-    // The verdict with the numbers behind it: each evidence row's mean gap and range over seeds.
+    // The verdict with the numbers behind it: each evidence row's mean gap and its 90 % interval over the seeds.
     t.add_row({std::to_string(rank++), r.algorithm,
                known ? fmt::format("{} ({})", verdict, fmt::join(r.evidence, "; ")) : verdict, accuracy,
                format_number(r.epoch_time_s / 3600),
@@ -171,7 +171,9 @@ int cmd_advise(const std::vector<std::string>& args)
   t.print(std::cout, table_width());
   if (!wide)
     std::cout << wrap_text("gap to baseline: final held-out loss over the family baseline's on the same seed, mean "
-                           "[min, max] per proxy (workloads/evidence/convergence.json); --wide adds the epoch time, the "
+                           "over the seeds [its 90 % confidence interval] per proxy; converges is yes when the interval "
+                           "lies within the claim's threshold, no when above it (workloads/evidence/convergence.json); "
+                           "--wide adds the epoch time, the "
                            "rank by throughput alone, inter-node bytes and why not; --format json or csv has every "
                            "field",
                            table_width())

@@ -61,6 +61,7 @@ int cmd_train(const std::vector<std::string>& args)
     ("global-batch", po::value<std::string>()->default_value("512"), "samples per step over all workers (a transformer: 64)")
     ("param", po::value<std::vector<std::string>>()->composing(), param_help().c_str())
     ("seed", po::value<std::string>()->default_value("1"), "seed (data, model and compressors)")
+    ("stop-after", po::value<std::string>()->value_name("STEPS"), "train only the first STEPS steps of each run, on the schedule and warm-up of all --steps: its held-out loss there is the full run's, to the bit (what scripts/convergence-evidence.sh --check compares)")
     ("backend", po::value<std::string>()->default_value("cpu"), "where the compressors' kernels run: cpu or cuda")
     ("topology", po::value<std::string>(), "with --gpus: also report loss against simulated time on this cluster")
     ("gpus", po::value<std::string>(), "GPUs of the simulated cluster")
@@ -97,6 +98,8 @@ int cmd_train(const std::vector<std::string>& args)
     req.steps = static_cast<int>(*integer_flag(vm, "steps", io::range::kSteps));
   if (!vm["global-batch"].defaulted())
     req.global_batch = static_cast<int>(*integer_flag(vm, "global-batch", io::range::kTrainBatch));
+  if (vm.count("stop-after") != 0)
+    req.stop_after = static_cast<int>(*integer_flag(vm, "stop-after", io::range::kSteps));
   req.hyper   = hyper;
   req.seed    = static_cast<std::uint64_t>(*integer_flag(vm, "seed", io::range::kSeed));
   req.kernels = &kernels;

@@ -2,7 +2,8 @@
 // The 1-bit compressed allreduce of 1-bit Adam / 1-bit LAMB over N in-process workers, exactly as DeepSpeed's
 // NcclBackend.compressed_allreduce (docs/design/notes/reference-implementations.md §1.2): worker error feedback and
 // signs -> chunk r to rank r (alltoall) -> server average of the decompressed chunks + server error feedback
-// -> allgather of server signs and scales. The bytes "sent" are the packed buffers themselves.
+// -> allgather of server signs and scales. The bytes "sent" are the packed buffers themselves. Each error is kept
+// as the last compensated vector and its scale (numerics/OnebitPack.hpp, issue 49): the same numbers, one pass.
 
 #include "numerics/CompressionKernels.hpp"
 #include "numerics/OnebitLayout.hpp"
@@ -41,8 +42,9 @@ public:
 
   const OnebitLayout& layout() const { return layout_; }
   PaddingTail padding_tail() const { return tail_; }
-  const std::vector<float>& worker_error(std::size_t w) const { return worker_error_[w]; }
-  const std::vector<float>& server_error(std::size_t r) const { return server_error_[r]; }
+  /// The error feedback worker w and server r carry into the next call (e = c - s·sign(c), rebuilt).
+  std::vector<float> worker_error(std::size_t w) const;
+  std::vector<float> server_error(std::size_t r) const;
   /// Bytes one worker has put on the wire so far, counted from the packed buffers themselves: the chunks of its
   /// sign buffer and its scale sent to the W-1 other ranks (phase 1), then its server chunk and server scale sent
   /// to the W-1 others (phase 2). Equals layout().wire_bytes_per_worker() per call.
@@ -57,15 +59,17 @@ private:
   OnebitLayout layout_;
   const CompressionKernels* kernels_;
   PaddingTail tail_;
-  std::vector<std::vector<float>> worker_error_; // padded length each, fp32 (tail carries error too, §1.4)
-  std::vector<std::vector<float>> server_error_; // chunk length each
+  // The error-feedback state: each worker's and server's last compensated vector, with the scales below (the last
+  // call's; 0 before the first, when the vectors are 0 too: no error yet). fp32; the padding tail carries error too
+  // (§1.4).
+  std::vector<std::vector<float>> worker_compensated_; // padded length each
+  std::vector<std::vector<float>> server_compensated_; // chunk length each
   std::vector<std::vector<std::uint8_t>> worker_bits_;
   std::vector<float> worker_scale_;
   std::vector<float> server_scale_;
   std::vector<std::vector<std::uint8_t>> server_bits_; // chunk/8 bytes each
-  std::vector<float> padded_;                          // scratch: one worker's compensated buffer
-  std::vector<float> chunk_;                           // scratch: one server's averaged chunk
-  std::vector<float> result_;                          // the all-gathered, decompressed result (its tail is kept)
+  std::vector<float> padded_;                          // scratch: one worker's padded input
+  std::vector<float> result_; // the decompressed chunks that reach into the padding (their tail is kept)
   std::uint64_t bytes_sent_ = 0;
 };
 

@@ -14,17 +14,19 @@ class CpuKernels final : public CompressionKernels {
 public:
   const char* name() const override { return "cpu"; }
 
-  float compress_with_feedback(const float* x, float* error, std::size_t n, std::uint8_t* bits) const override
+  float compress_compensated(const float* x, float* compensated, float scale, std::size_t n,
+                             std::uint8_t* bits) const override
   {
-    return numerics::compress_with_feedback(x, error, n, bits);
+    return numerics::compress_compensated(x, compensated, scale, n, bits);
+  }
+  float compress_average(const std::uint8_t* const* worker_bits, const float* scaled, std::size_t workers,
+                         float* compensated, float scale, std::size_t n, std::uint8_t* bits) const override
+  {
+    return numerics::compress_average(worker_bits, scaled, workers, compensated, scale, n, bits);
   }
   void unpack_signs(const std::uint8_t* bits, std::size_t n, float scale, float* out) const override
   {
     numerics::unpack_signs(bits, n, scale, out);
-  }
-  void accumulate_signs(const std::uint8_t* bits, std::size_t n, float scaled, float* out) const override
-  {
-    numerics::accumulate_signs(bits, n, scaled, out);
   }
 
   void quantize_groups_packed(const float* x, std::size_t n, int bits, std::size_t group, Rounding rounding,

@@ -21,10 +21,12 @@ public:
   /// What `ccsim train` reports as its backend: "cpu" or "cuda".
   virtual const char* name() const = 0;
 
-  // ---- 1-bit compression (numerics/OnebitPack.hpp) ----
-  virtual float compress_with_feedback(const float* x, float* error, std::size_t n, std::uint8_t* bits) const = 0;
-  virtual void unpack_signs(const std::uint8_t* bits, std::size_t n, float scale, float* out) const             = 0;
-  virtual void accumulate_signs(const std::uint8_t* bits, std::size_t n, float scaled, float* out) const        = 0;
+  // ---- 1-bit compression (numerics/OnebitPack.hpp): single-pass error feedback, the state (compensated, scale) ----
+  virtual float compress_compensated(const float* x, float* compensated, float scale, std::size_t n,
+                                     std::uint8_t* bits) const = 0;
+  virtual float compress_average(const std::uint8_t* const* worker_bits, const float* scaled, std::size_t workers,
+                                 float* compensated, float scale, std::size_t n, std::uint8_t* bits) const = 0;
+  virtual void unpack_signs(const std::uint8_t* bits, std::size_t n, float scale, float* out) const = 0;
 
   // ---- group quantization and the Hadamard transform (numerics/GroupQuantizer.hpp, numerics/Hadamard.hpp) ----
   virtual void quantize_groups_packed(const float* x, std::size_t n, int bits, std::size_t group, Rounding rounding,

@@ -20,8 +20,8 @@ struct KernelRate {
 const std::vector<std::string>& bench_kernel_names();
 
 /// Every kernel (memcpy included, so "x memcpy" compares like with like) on `threads` threads, split where the
-/// results stay bit-identical to one thread; topk stays serial, and onebit_compress's first pass too
-/// (numerics/OnebitPack.hpp).
+/// results stay bit-identical to one thread; topk and onebit_compress (one pass whose sum of squares adds in index
+/// order, numerics/OnebitPack.hpp) stay serial.
 std::vector<KernelRate> bench_cpu(std::uint64_t bytes, int repeats, std::size_t threads = 1);
 
 } // namespace ccsim::numerics

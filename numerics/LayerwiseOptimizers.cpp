@@ -2,8 +2,10 @@
 // sparsified-gradient LAMB baselines. Each choice that resolves a paper ambiguity cites its source.
 #include "numerics/LayerwiseOptimizers.hpp"
 
+#include "numerics/FixedOrder.hpp"
 #include "numerics/MomentumMask.hpp"
 #include "numerics/Optimizers.hpp"
+#include "numerics/PortableMath.hpp"
 #include "numerics/Sparsifiers.hpp"
 
 #include <algorithm>
@@ -54,7 +56,7 @@ void OnebitLamb::step(std::vector<Vec>& params, const std::vector<Vec>& grads)
         const Vec u   = (s.m.segment(seg(t.offset), seg(t.size)).array() /
                        (s.v.segment(seg(t.offset), seg(t.size)).array().sqrt() + static_cast<float>(eps))).matrix() +
                       static_cast<float>(wd) * x;
-        const double xn = x.norm(), un = u.norm();
+        const double xn = fixed_norm(x.data(), t.size), un = fixed_norm(u.data(), t.size);
         const double c  = (xn > 0 && un > 0) ? std::clamp(xn / un, c_min, c_max) : 1.0;
         // Algorithm 1 line 2; lamb.py updates the EMA only when c != 1 (a skipped tensor), from 0, no bias correction.
         if (w == 0 && c != 1.0)
@@ -75,7 +77,7 @@ void OnebitLamb::step(std::vector<Vec>& params, const std::vector<Vec>& grads)
     // (appendix A.5.2; lamb.py l.175–186: scaling_i = mean_j(rms_j) / rms_i).
     std::vector<double> rms(layout_.size());
     for (std::size_t l = 0; l < layout_.size(); ++l)
-      rms[l] = state_[0].m.segment(seg(layout_[l].offset), seg(layout_[l].size)).norm() / std::sqrt(double(layout_[l].size));
+      rms[l] = fixed_norm(state_[0].m.data() + layout_[l].offset, layout_[l].size) / std::sqrt(double(layout_[l].size));
     double united = 0;
     for (double r : rms)
       united += r / static_cast<double>(rms.size());
@@ -117,14 +119,15 @@ void OnebitLamb::step(std::vector<Vec>& params, const std::vector<Vec>& grads)
         vf              = static_cast<float>(b2) * vf + static_cast<float>(1 - b2) * g_rec.cwiseProduct(g_rec);
         // Every worker holds the same m, m_prev and fresh variance, so worker 0's ratio is everyone's.
         if (w == 0) {
-          double factor = (denom.array() / (vf.array().sqrt() + static_cast<float>(eps))).maxCoeff();
+          const Vec ratio = (denom.array() / (vf.array().sqrt() + static_cast<float>(eps))).matrix();
+          double factor   = fixed_max(ratio.data(), t.size);
           if (wd > 0) {
             // DeepSpeed lamb.py l.354–357 (deepspeedai/DeepSpeed edaa722), compression stage only: the variance ratio
             // speaks for the Adam part of the update, not for the decay term, so it is blended towards 1 by
             // r = min(1, ||m/denom|| / ||m/denom + wd·x||): factor = factor·r + (1 - r), before the clips of
             // l.358–365. A zero update norm gives torch 0/0 = NaN and Python's min(1.0, NaN) = 1.0: factor unchanged.
-            const double un = update.norm();
-            const double r  = un > 0 ? std::min(1.0, static_cast<double>(prelim.norm()) / un) : 1.0;
+            const double un = fixed_norm(update.data(), t.size);
+            const double r  = un > 0 ? std::min(1.0, fixed_norm(prelim.data(), t.size) / un) : 1.0;
             factor          = factor * r + (1.0 - r);
           }
           factor          = std::clamp(factor, r_min, r_max);
@@ -173,7 +176,7 @@ void Slamb::step(std::vector<Vec>& params, const std::vector<Vec>& grads)
       avg[j] += picked[j] / static_cast<float>(workers_);
   }
   bytes_ += ring_allreduce_bytes(mask.size(), workers_);
-  const double bc1 = 1 - std::pow(b1, steps_), bc2 = 1 - std::pow(b2, steps_);
+  const double bc1 = 1 - portable_pow(b1, steps_), bc2 = 1 - portable_pow(b2, steps_);
   for (std::size_t w = 0; w < workers_; ++w) {
     auto& s = state_[w];
     kernels_->scatter(avg.data(), mask.data(), mask.size(), s.m.data(), n_); // the averaged values back in place

@@ -1,7 +1,9 @@
 // Optimizer math and the distributed wrappers (dense, 1-bit Adam, naive 1-bit gradient Adam).
 #include "numerics/Optimizers.hpp"
 
+#include "numerics/FixedOrder.hpp"
 #include "numerics/MomentumMask.hpp"
+#include "numerics/PortableMath.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -40,7 +42,7 @@ void adam_update(Vec& x, const Vec& g, AdamState& s, double lr, double b1, doubl
     s.v = static_cast<float>(b2) * s.v + static_cast<float>(1 - b2) * g.cwiseProduct(g);
     double step_lr = lr;
     if (bias_correction)
-      step_lr = lr * std::sqrt(1 - std::pow(b2, s.step)) / (1 - std::pow(b1, s.step));
+      step_lr = lr * std::sqrt(1 - portable_pow(b2, s.step)) / (1 - portable_pow(b1, s.step));
     const Vec update = (s.m.array() / (s.v.array().sqrt() + static_cast<float>(eps))).matrix() + static_cast<float>(wd) * x;
     x -= static_cast<float>(step_lr) * update;
     return;
@@ -52,8 +54,8 @@ void adam_update(Vec& x, const Vec& g, AdamState& s, double lr, double b1, doubl
     x *= static_cast<float>(1 - lr * wd);
   s.m = static_cast<float>(b1) * s.m + static_cast<float>(1 - b1) * g_used;
   s.v = static_cast<float>(b2) * s.v + static_cast<float>(1 - b2) * g_used.cwiseProduct(g_used);
-  const double bc1      = bias_correction ? 1 - std::pow(b1, s.step) : 1.0;
-  const double bc2_sqrt = bias_correction ? std::sqrt(1 - std::pow(b2, s.step)) : 1.0;
+  const double bc1      = bias_correction ? 1 - portable_pow(b1, s.step) : 1.0;
+  const double bc2_sqrt = bias_correction ? std::sqrt(1 - portable_pow(b2, s.step)) : 1.0;
   const Vec denom = ((s.v.array().sqrt() / static_cast<float>(bc2_sqrt)) + static_cast<float>(eps)).matrix();
   x -= static_cast<float>(lr / bc1) * (s.m.array() / denom.array()).matrix();
 }
@@ -71,7 +73,7 @@ void lamb_update(Vec& x, const Vec& g, AdamState& s, const TensorLayout& layout,
     const Vec u       = (s.m.segment(static_cast<long>(t.offset), static_cast<long>(t.size)).array() /
                    (s.v.segment(static_cast<long>(t.offset), static_cast<long>(t.size)).array().sqrt() + static_cast<float>(eps)))
                       .matrix() + static_cast<float>(wd) * xs;
-    const double xn   = xs.norm(), un = u.norm();
+    const double xn   = fixed_norm(xs.data(), t.size), un = fixed_norm(u.data(), t.size);
     // 1-bit LAMB eq. (1): c = clip(||x|| / ||u||, c_min, c_max); a zero norm keeps the plain step (ratio 1).
     const double ratio = (xn > 0 && un > 0) ? std::clamp(xn / un, c_min, c_max) : 1.0;
     xs -= static_cast<float>(lr * ratio) * u;

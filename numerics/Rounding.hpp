@@ -8,7 +8,8 @@
 /// Hot loops are compiled twice, for AVX2 and for the x86-64 baseline, and picked at load time (GCC function
 /// multiversioning): the project builds without -march flags, and SSE2 alone cannot vectorise the 64-bit hash or
 /// float rounding well. Neither clone enables FMA, so results are bit-identical across clones.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+/// The scalar test build (CCSIM_SCALAR_BUILD) compiles the baseline only.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(CCSIM_SCALAR_BUILD)
 #define CCSIM_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define CCSIM_VECTOR_CLONES

@@ -5,7 +5,8 @@
 // operands in the same order (an explicit fused multiply-add only where it is exact), and the stochastic draw of
 // each element a function of (seed, index) only (numerics/GroupQuantizer.hpp), so vector width cannot change it.
 
-#if defined(__GNUC__) && defined(__x86_64__)
+// CCSIM_SCALAR_BUILD (the scalar test build of tests/algorithms/TrainingBytes_test.cpp) leaves them all out.
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(CCSIM_SCALAR_BUILD)
 #include <immintrin.h>
 #define CCSIM_HAVE_X86_SIMD 1
 #define CCSIM_TARGET_AVX2 __attribute__((target("avx2")))

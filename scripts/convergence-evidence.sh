@@ -10,20 +10,24 @@
 #
 # --only PROXY[,PROXY]: run only the families on those proxies (mlp, char-gpt, tiny-transformer), and with
 #          --family NAME only those whose name starts with NAME; the file keeps the others' rows.
-# --check: rerun the first seed of every family (of --only's, if given) and compare each algorithm's final loss with
-#          the file (within 3 %: the same code on another CPU model rounds differently, README) instead of writing it:
-#          what `ccsim advise --verify` does.
+# --check: instead of writing the file, rerun each family's command (of --only's, if given) on the first seed for the
+#          first 20 % of its steps (`ccsim train --stop-after`, the full run's schedule) and check that every
+#          algorithm's held-out loss there is the file's `check.held_out_loss` to all 6 stored decimals: the training is
+#          bit-identical on any x86-64 CPU, vector width and thread count (issue 42). What `ccsim advise --verify` and
+#          the CTest tests "evidence: ... reproduces" run (about 4 minutes on 2 cores).
 #
-# Verdict per row (api/advise/ConvergenceEvidence.hpp): yes when every seed ends within the threshold of the baseline
-# of the same seed, no when none does, uncertain otherwise. A claim holds (README, tests/algorithms/Convergence_test)
-# when the mean gap is within the threshold and the naive method's whole range is worse than the compressed one's.
+# Statistics per row (api/advise/ConvergenceEvidence.hpp): the gap of each seed to the baseline of the same seed, their
+# mean and its 90 % confidence interval (Student's t, n - 1 degrees of freedom). Verdict: yes when the interval lies
+# within the claim's threshold, no when it lies above it (or a seed diverged), uncertain when it straddles it. Ten
+# seeds: the issue's minimum; the 90 % interval's half-width is then 0.58 times the seeds' standard deviation of the
+# gap (t(0.95, 9) / sqrt(10)), so a row whose gaps spread by 3 % decides a 3 % claim when its mean is 1.3 % away.
 #
-# Cost on 2 cores (AMD EPYC, idle): the mlp families about 6 minutes, the char-gpt ones about 25, the fine-tuning one
-# about 5 (plus 3 pre-trainings of 25 s on a first run; they are cached).
+# Cost on 2 cores (10 seeds, -j 1; Intel Xeon shared with other work, see docs/convergence.md for the measured
+# total): about 12 minutes per seed when idle, mostly the char-gpt families.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec python3 - "$@" <<'PY'
-import argparse, concurrent.futures, hashlib, json, os, shlex, subprocess, sys
+import argparse, concurrent.futures, hashlib, json, math, os, shlex, subprocess, sys
 
 ap = argparse.ArgumentParser(prog="convergence-evidence.sh")
 ap.add_argument("--ccsim", default="build/ccsim")
@@ -32,12 +36,14 @@ ap.add_argument("-j", type=int, default=2, help="training processes at once (eac
 ap.add_argument("--only", help="the families on these proxies only (comma-separated)")
 ap.add_argument("--family", help="the families whose name starts with this only (with --only)")
 ap.add_argument("--check", action="store_true")
+ap.add_argument("--seeds", type=int, default=10,
+                help="seeds 1..N (10: the issue's minimum for a verdict from an interval; fewer only for a partial file)")
 ap.add_argument("--cache", default="build/evidence-cache",
                 help="each run's output is kept here under its command, so a rerun (after a crash, or with another "
                      "--only) does not train it again; '' keeps nothing (--check never reads it)")
 a = ap.parse_args()
 
-SEEDS = [1, 2, 3]
+SEEDS = list(range(1, a.seeds + 1))
 # Each family is one `ccsim train --algorithm BASELINE,...` comparison per seed, as the README's commands run it: on
 # char-gpt the comparison takes the schedule of the paper whose claim it tests (algorithms/PaperDefaults.hpp); the
 # mlp's runs keep the constant rate its claims were measured at. Thresholds are the claims': "within 3 %" (1 % for
@@ -45,11 +51,11 @@ SEEDS = [1, 2, 3]
 FAMILIES = [
     # --- the claims' proxies
     {"family": "data-parallel Adam", "baseline": "adam", "proxy": "char-gpt", "regime": "pre-training",
-     "threshold": 0.03, "args": ["--param", "lr=0.0003"], "algorithms": ["adam", "onebit-adam", "naive-1bit-adam"]},
+     "threshold": 0.03, "args": [], "algorithms": ["adam", "onebit-adam", "naive-1bit-adam"]},
     {"family": "data-parallel LAMB", "baseline": "lamb", "proxy": "char-gpt", "regime": "pre-training",
-     "threshold": 0.03, "args": ["--param", "lr=0.02"], "algorithms": ["lamb", "onebit-lamb", "lamb-basic-1bit"]},
+     "threshold": 0.03, "args": [], "algorithms": ["lamb", "onebit-lamb", "lamb-basic-1bit"]},
     {"family": "data-parallel LAMB (large batch)", "baseline": "lamb", "proxy": "char-gpt", "regime": "pre-training",
-     "threshold": 0.03, "args": ["--global-batch", "256", "--param", "lr=0.02"],
+     "threshold": 0.03, "args": ["--global-batch", "256"],
      "algorithms": ["lamb", "slamb", "randk-lamb"]},
     {"family": "sharded data parallel", "baseline": "megatron-dp", "proxy": "char-gpt", "regime": "pre-training",
      "threshold": 0.01, "args": [], "algorithms": ["megatron-dp", "sdp4bit", "qw"]},
@@ -81,8 +87,17 @@ def command(fam, seed, ccsim=None):
     return [ccsim or a.ccsim, "train", "--algorithm", ",".join(fam["algorithms"]), "--model", fam["proxy"], "--workers", "16",
             "--seed", str(seed)] + fam["args"] + ["--format", "json", "--quiet"]
 
-def train(fam, seed):
+def check_steps(fam):
+    """The steps --check trains: 20 % of the run (past every warm-up: 15 % for 1-bit Adam, 16.7 % for 1-bit LAMB), a
+    multiple of the held-out evaluation's 10 steps."""
+    steps = int(fam["args"][fam["args"].index("--steps") + 1]) if "--steps" in fam["args"] else \
+        (1000 if fam["proxy"] == "mlp" else 200)
+    return steps // 50 * 10
+
+def train(fam, seed, stop_after=None):
     cmd = command(fam, seed)
+    if stop_after is not None:
+        cmd[-3:-3] = ["--stop-after", str(stop_after)]  # before "--format json --quiet"
     # The cache key is the command without the binary's path, and the binary's own bytes: another build trains again.
     key = hashlib.sha256((shlex.join(cmd[1:]) + BINARY).encode()).hexdigest()[:20]
     cached = os.path.join(a.cache, key + ".json") if a.cache and not a.check else None
@@ -111,31 +126,69 @@ def steps_to(curve, target):
 def rounded(x):
     return None if x is None else round(x, 6)
 
-seeds = SEEDS[:1] if a.check else SEEDS
-jobs = [(i, s) for i, _ in enumerate(families) for s in seeds]
-with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as pool:
-    results = dict(zip(jobs, pool.map(lambda job: train(families[job[0]], job[1]), jobs)))
-
 def key(r):
     return (r["algorithm"], r["family"], r["proxy"], r["regime"])
 
 if a.check:
     old = {key(r): r for r in json.load(open(a.out))["rows"]}
+    missing = [f"{alg} on {fam['proxy']}" for fam in families for alg in fam["algorithms"]
+               if "check" not in old.get((alg, fam["family"], fam["proxy"], fam["regime"]), {})]
+    if len(missing) == sum(len(f["algorithms"]) for f in families):
+        # A file written before issue 42 (its source says so): nothing to rerun. Exit 77, which CTest reports as
+        # skipped (tests/CMakeLists.txt), not passed.
+        print(f"{a.out}: no row has a check value (an interim file written before issue 42's numerics): regenerate "
+              "it with scripts/convergence-evidence.sh; skipped")
+        sys.exit(77)
+    if missing:
+        sys.exit(f"convergence-evidence.sh: {a.out} has no check value for: {', '.join(missing)}")
+    def rerun(fam):
+        first = old[(fam["algorithms"][0], fam["family"], fam["proxy"], fam["regime"])]["check"]
+        return train(fam, first["seed"], first["stop_after"])
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as pool:
+        reruns = list(pool.map(rerun, families))
     bad = []
-    for i, fam in enumerate(families):
+    for fam, got in zip(families, reruns):
         for alg in fam["algorithms"]:
-            want = old.get((alg, fam["family"], fam["proxy"], fam["regime"]))
-            got = results[(i, SEEDS[0])][alg]["final_loss"]
-            if want is None or want["final_loss"][0] is None or got is None:
-                if want is None or (want["final_loss"][0] is None) != (got is None):
-                    bad.append(f"{alg} on {fam['proxy']}")
-                continue
-            if abs(got - want["final_loss"][0]) > 0.03 * want["final_loss"][0]:
-                bad.append(f"{alg} on {fam['proxy']} ({got:.4f}, the file has {want['final_loss'][0]:.4f})")
+            want = old[(alg, fam["family"], fam["proxy"], fam["regime"])]["check"]
+            loss = rounded(got[alg]["final_loss"])
+            if loss != want["held_out_loss"]:
+                bad.append(f"{alg} on {fam['proxy']} (seed {want['seed']}, step {want['stop_after']}: {loss}, "
+                           f"the file has {want['held_out_loss']})")
     if bad:
-        sys.exit(f"convergence-evidence.sh: {a.out} disagrees with a rerun of seed {SEEDS[0]} for: {', '.join(bad)}")
-    print(f"{a.out}: seed {SEEDS[0]} of all {sum(len(f['algorithms']) for f in families)} rows reproduced within 3 %")
+        sys.exit(f"convergence-evidence.sh: {a.out} is not reproduced: {'; '.join(bad)}")
+    print(f"{a.out}: all {sum(len(f['algorithms']) for f in families)} rows of {len(families)} families reproduced "
+          f"exactly (seed {SEEDS[0]}, first 20 % of the steps)")
     sys.exit(0)
+
+# Seed by seed across the families, so an interrupted regeneration has whole seeds cached for every family.
+jobs = [(i, s) for s in SEEDS for i, _ in enumerate(families)]
+with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as pool:
+    results = dict(zip(jobs, pool.map(lambda job: train(families[job[0]], job[1]), jobs)))
+
+# Student's t quantile t(0.95, v) (a two-sided 90 % interval): the table of api/advise/ConvergenceEvidence.cpp, then
+# the Cornish-Fisher expansion; the loader recomputes every interval and verdict from the losses the same way.
+T95 = [6.3138, 2.9200, 2.3534, 2.1318, 2.0150, 1.9432, 1.8946, 1.8595, 1.8331, 1.8125, 1.7959, 1.7823, 1.7709, 1.7613,
+       1.7531, 1.7459, 1.7396, 1.7341, 1.7291, 1.7247, 1.7207, 1.7171, 1.7139, 1.7109, 1.7081, 1.7056, 1.7033, 1.7011,
+       1.6991, 1.6973]
+
+def t95(v):
+    if v <= 30:
+        return T95[v - 1]
+    z = 1.6448536269514722
+    return z + (z**3 + z) / (4 * v) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * v * v) + \
+        (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * v**3)
+
+def interval(gaps):
+    """Mean of the finite gaps and its 90 % interval (None with fewer than 2), as the loader computes them."""
+    finite = [g for g in gaps if g != float("inf")]
+    if not finite:
+        return None, None
+    mean = sum(finite) / len(finite)
+    if len(finite) < 2:
+        return mean, None
+    squares = sum((g - mean) * (g - mean) for g in finite)
+    half = t95(len(finite) - 1) * math.sqrt(squares / (len(finite) - 1)) / math.sqrt(len(finite))
+    return mean, (mean - half, mean + half)
 
 rows = []
 for i, fam in enumerate(families):
@@ -150,25 +203,35 @@ for i, fam in enumerate(families):
     for alg in fam["algorithms"]:
         finals = [rounded(r[alg]["final_loss"]) for r in runs]
         gaps = [float("inf") if f is None else (f - b) / b for f, b in zip(finals, base_final)]
-        within = sum(g <= fam["threshold"] for g in gaps)
-        verdict = "yes" if within == len(gaps) else "no" if within == 0 else "uncertain"
+        diverged = sum(g == float("inf") for g in gaps)
+        # The baseline's own row: exactly 0 on every seed, so [0, 0] however few seeds (as the loader has it).
+        mean, bounds = interval(gaps) if any(g != 0 for g in gaps) else (0.0, (0.0, 0.0))
+        low, high = bounds if bounds else (-float("inf"), float("inf"))
+        verdict = "no" if diverged or low > fam["threshold"] else "yes" if high <= fam["threshold"] else "uncertain"
         # A fine-tuned model can start below the target (steps 0): count at least one step on each side.
         ratios = [max(1, steps_to(r[alg]["loss_curve"], t)) / max(1, bs) for r, t, bs in zip(runs, targets, base_steps)
                   if steps_to(r[alg]["loss_curve"], t) is not None]
+        # The check value: seed 1's held-out loss after 20 % of the steps, from the same run's curve.
+        k = check_steps(fam)
+        at_k = [loss for step, loss in runs[0][alg]["loss_curve"] if step == k]
+        if len(at_k) != 1:
+            sys.exit(f"convergence-evidence.sh: {alg} on {fam['proxy']}: no held-out loss at step {k} to check")
         row = {"algorithm": alg, "family": fam["family"], "baseline": base, "proxy": fam["proxy"],
                "regime": fam["regime"], "threshold": fam["threshold"], "seeds": SEEDS, "final_loss": finals,
-               "baseline_final_loss": base_final, "converges": verdict,
+               "baseline_final_loss": base_final, "gap_mean": rounded(mean),
+               "gap_interval_90": [rounded(low), rounded(high)] if bounds else None, "converges": verdict,
                "steps_ratio": round(sum(ratios) / len(ratios), 4) if ratios else None,
+               "check": {"seed": SEEDS[0], "stop_after": k, "held_out_loss": rounded(at_k[0])},
                "command": shlex.join(cmd).replace("--format json --quiet", "--format json")}
         if verdict != "yes":
-            outside = [f"seed {s}: " + ("diverged" if g == float("inf") else f"{g:+.1%}")
-                       for s, g in zip(SEEDS, gaps) if g > fam["threshold"]]
-            row["reason"] = (f"more than {fam['threshold']:.0%} above {base}'s held-out loss on "
-                             f"{len(outside)} of {len(SEEDS)} seeds ({', '.join(outside)})")
+            where = (f"{diverged} of {len(SEEDS)} seeds diverged" if diverged else
+                     f"the mean gap to {base}'s held-out loss over {len(SEEDS)} seeds is {mean:+.1%}, its 90 % "
+                     f"interval [{low:+.1%}, {high:+.1%}] " +
+                     (f"lies above {fam['threshold']:.0%}" if verdict == "no" else f"reaches above {fam['threshold']:.0%}"))
+            row["reason"] = where
         rows.append(row)
-        mean = sum(gaps) / len(gaps)
-        print(f"{fam['proxy']:16s} {alg:16s} {verdict:9s} gap {mean:+.2%} [{min(gaps):+.2%}, {max(gaps):+.2%}]",
-              file=sys.stderr)
+        text = "diverged" if mean is None else f"{mean:+.2%} [{low:+.2%}, {high:+.2%}]"
+        print(f"{fam['proxy']:16s} {alg:16s} {verdict:9s} gap {text}", file=sys.stderr)
 
 if a.only is not None and os.path.exists(a.out):
     kept = [r for r in json.load(open(a.out))["rows"]
@@ -177,12 +240,14 @@ if a.only is not None and os.path.exists(a.out):
 machine = subprocess.run(["sh", "-c", "lscpu | sed -n 's/^Model name: *//p'"], capture_output=True,
                          text=True).stdout.strip()
 doc = {"description": "Final held-out loss of every algorithm against its family's uncompressed baseline over seeds "
-                      "1-3, per proxy model and regime, with the steps to the baseline's final loss plus the claim's "
+                      f"{SEEDS[0]}-{SEEDS[-1]}, per proxy model and regime: the mean gap, its 90 % confidence "
+                      "interval and the verdict from it, with the steps to the baseline's final loss plus the claim's "
                       "threshold relative to the baseline's (evidence for ccsim advise's converges column and "
                       "time-to-accuracy)",
-       "source": "scripts/convergence-evidence.sh: real ccsim train runs (16 workers, seeds 1-3; each row's command "
-                 f"with SEED = each seed reproduces it), measured on {machine or 'an unnamed CPU'}. Proxy evidence: the "
-                 "papers' models may need other step counts; the verdicts and ratios are what transfers",
+       "source": f"scripts/convergence-evidence.sh: real ccsim train runs (16 workers, seeds {SEEDS[0]}-{SEEDS[-1]}; "
+                 "each row's command with SEED = each seed reproduces it to the bit on any x86-64 CPU, issue 42; "
+                 f"written on {machine or 'an unnamed CPU'}). Proxy evidence: the papers' models may need other step "
+                 "counts; the verdicts and ratios are what transfers",
        "rows": rows}
 with open(a.out, "w") as f:
     json.dump(doc, f, indent=2)

@@ -5,15 +5,13 @@
 
 namespace ccsim::algorithms {
 
-DensePlan::DensePlan(std::string name, std::string optimizer, std::string description)
-    : name_(std::move(name)), optimizer_(std::move(optimizer)), description_(std::move(description))
+DensePlan::DensePlan(std::string name, std::string optimizer) : name_(std::move(name)), optimizer_(std::move(optimizer))
 {
 }
 
 std::vector<ParamSpec> DensePlan::param_specs() const
 {
-  // DeepSpeed's fp16 training all-reduces fp16 gradients (1-bit Adam §6: the baseline "uses fp16"); 4 = fp32.
-  return {{"grad_bytes", 0, "bytes per gradient value on the wire (0 = the workload's recipe: fp16 = 2, fp32 = 4)", {0, 8}}};
+  return {grad_bytes_param()};
 }
 
 sim::StepPlan DensePlan::plan(const sim::StepShape& s, const ParamValues& p) const

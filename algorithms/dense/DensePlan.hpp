@@ -8,16 +8,14 @@ namespace ccsim::algorithms {
 
 class DensePlan : public PlanAlgorithm {
 public:
-  DensePlan(std::string name, std::string optimizer, std::string description);
+  DensePlan(std::string name, std::string optimizer);
   std::string name() const override { return name_; }
-  std::string description() const override { return description_; }
   std::vector<ParamSpec> param_specs() const override;
   sim::StepPlan plan(const sim::StepShape& shape, const ParamValues& params) const override;
 
 private:
   std::string name_;
   std::string optimizer_;
-  std::string description_;
 };
 
 } // namespace ccsim::algorithms

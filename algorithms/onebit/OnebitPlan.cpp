@@ -7,15 +7,14 @@
 
 namespace ccsim::algorithms {
 
-OnebitPlan::OnebitPlan(std::string name, std::string optimizer, double warmup_default, std::string description)
-    : name_(std::move(name)), optimizer_(std::move(optimizer)), warmup_default_(warmup_default),
-      description_(std::move(description))
+OnebitPlan::OnebitPlan(std::string name, std::string optimizer, double warmup_default)
+    : name_(std::move(name)), optimizer_(std::move(optimizer)), warmup_default_(warmup_default)
 {
 }
 
 std::vector<ParamSpec> OnebitPlan::param_specs() const
 {
-  std::vector<ParamSpec> specs = {{"grad_bytes", 0, "bytes per gradient value on the wire (0 = the workload's recipe: fp16 = 2, fp32 = 4)", {0, 8}}};
+  std::vector<ParamSpec> specs = {grad_bytes_param()};
   if (warmup_default_ >= 0)
     specs.push_back({"warmup_fraction", warmup_default_, "share of steps in the uncompressed warm-up", {0, 1}});
   return specs;

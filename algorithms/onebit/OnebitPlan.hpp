@@ -16,9 +16,8 @@ std::vector<sim::Op> onebit_allreduce_ops(const numerics::OnebitLayout& layout);
 class OnebitPlan : public PlanAlgorithm {
 public:
   /// `warmup_default` < 0: the algorithm has no warm-up (naive 1-bit Adam compresses from step 0).
-  OnebitPlan(std::string name, std::string optimizer, double warmup_default, std::string description);
+  OnebitPlan(std::string name, std::string optimizer, double warmup_default);
   std::string name() const override { return name_; }
-  std::string description() const override { return description_; }
   std::vector<ParamSpec> param_specs() const override;
   sim::StepPlan plan(const sim::StepShape& shape, const ParamValues& params) const override;
 
@@ -26,7 +25,6 @@ private:
   std::string name_;
   std::string optimizer_;
   double warmup_default_;
-  std::string description_;
 };
 
 } // namespace ccsim::algorithms

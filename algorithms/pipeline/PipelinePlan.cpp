@@ -7,8 +7,7 @@
 
 namespace ccsim::algorithms {
 
-PipelinePlan::PipelinePlan(std::string name, ActivationComm comm, std::string description)
-    : name_(std::move(name)), comm_(comm), description_(std::move(description))
+PipelinePlan::PipelinePlan(std::string name, ActivationComm comm) : name_(std::move(name)), comm_(comm)
 {
 }
 

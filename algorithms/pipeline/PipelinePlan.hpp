@@ -12,9 +12,8 @@ enum class ActivationComm { FP32, DIRECT_QUANT, DELTA_QUANT };
 
 class PipelinePlan : public PlanAlgorithm {
 public:
-  PipelinePlan(std::string name, ActivationComm comm, std::string description);
+  PipelinePlan(std::string name, ActivationComm comm);
   std::string name() const override { return name_; }
-  std::string description() const override { return description_; }
   Parallelism parallelism() const override { return Parallelism::PIPELINE; }
   std::vector<ParamSpec> param_specs() const override;
   sim::StepPlan plan(const sim::StepShape& shape, const ParamValues& params) const override;
@@ -22,7 +21,6 @@ public:
 private:
   std::string name_;
   ActivationComm comm_;
-  std::string description_;
 };
 
 } // namespace ccsim::algorithms

@@ -9,8 +9,8 @@ namespace ccsim::algorithms {
 using sim::Collective;
 using sim::GroupKind;
 
-ShardedPlan::ShardedPlan(std::string name, WeightComm weights, GradComm grads, std::string description)
-    : name_(std::move(name)), weights_(weights), grads_(grads), description_(std::move(description))
+ShardedPlan::ShardedPlan(std::string name, WeightComm weights, GradComm grads)
+    : name_(std::move(name)), weights_(weights), grads_(grads)
 {
 }
 

@@ -20,9 +20,8 @@ std::vector<sim::Op> sharded_weight_ops(WeightComm weights, std::size_t n, std::
 
 class ShardedPlan : public PlanAlgorithm {
 public:
-  ShardedPlan(std::string name, WeightComm weights, GradComm grads, std::string description);
+  ShardedPlan(std::string name, WeightComm weights, GradComm grads);
   std::string name() const override { return name_; }
-  std::string description() const override { return description_; }
   Parallelism parallelism() const override { return Parallelism::SHARDED_DATA_PARALLEL; }
   std::vector<ParamSpec> param_specs() const override;
   sim::StepPlan plan(const sim::StepShape& shape, const ParamValues& params) const override;
@@ -31,7 +30,6 @@ private:
   std::string name_;
   WeightComm weights_;
   GradComm grads_;
-  std::string description_;
 };
 
 } // namespace ccsim::algorithms

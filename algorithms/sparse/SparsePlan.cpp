@@ -7,17 +7,26 @@
 
 namespace ccsim::algorithms {
 
-SparsePlan::SparsePlan(std::string name, SparseKind kind, std::string description)
-    : name_(std::move(name)), kind_(kind), description_(std::move(description))
+// The defaults are the papers' and the updates' alike: k = 0.1 and H = 100 (SLAMB §5.1; numerics::Slamb).
+ParamSpec sparse_fraction_param()
+{
+  return {"k", 0.1, "fraction of coordinates communicated", {1e-6, 1}};
+}
+
+ParamSpec model_average_interval_param()
+{
+  return {"H", 100, "SLAMB: steps between model averages", {1, 1e9}, true};
+}
+
+SparsePlan::SparsePlan(std::string name, SparseKind kind) : name_(std::move(name)), kind_(kind)
 {
 }
 
 std::vector<ParamSpec> SparsePlan::param_specs() const
 {
-  std::vector<ParamSpec> specs = {{"k", 0.1, "fraction of coordinates communicated per step", {1e-6, 1}},
-                                  {"grad_bytes", 0, "bytes per gradient value on the wire (0 = the workload's recipe: fp16 = 2, fp32 = 4)", {0, 8}}};
+  std::vector<ParamSpec> specs = {sparse_fraction_param(), grad_bytes_param()};
   if (kind_ == SparseKind::SLAMB)
-    specs.push_back({"H", 100, "steps between full model averages (SLAMB Algorithm 1, line 15)", {1, 1e9}, true});
+    specs.push_back(model_average_interval_param());
   return specs;
 }
 

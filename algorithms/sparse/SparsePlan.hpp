@@ -9,18 +9,23 @@ namespace ccsim::algorithms {
 
 enum class SparseKind { SLAMB, RANDOM_K, TOP_K };
 
+/// The keys `ccsim simulate` and `ccsim train` both take, declared once: the plan prices them, the update
+/// (numerics::Slamb, numerics::SparseLamb) runs them, each at the same default.
+/// k: the fraction of coordinates communicated per step (every sparsifier).
+ParamSpec sparse_fraction_param();
+/// H: SLAMB's steps between full model averages (SLAMB Algorithm 1, line 15).
+ParamSpec model_average_interval_param();
+
 class SparsePlan : public PlanAlgorithm {
 public:
-  SparsePlan(std::string name, SparseKind kind, std::string description);
+  SparsePlan(std::string name, SparseKind kind);
   std::string name() const override { return name_; }
-  std::string description() const override { return description_; }
   std::vector<ParamSpec> param_specs() const override;
   sim::StepPlan plan(const sim::StepShape& shape, const ParamValues& params) const override;
 
 private:
   std::string name_;
   SparseKind kind_;
-  std::string description_;
 };
 
 } // namespace ccsim::algorithms

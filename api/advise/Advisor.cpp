@@ -10,6 +10,7 @@
 #include "api/process/RunControl.hpp"
 #include "api/run/Simulation.hpp"
 #include "algorithms/PlanAlgorithm.hpp"
+#include "algorithms/Registry.hpp"
 #include "sim/platform/Topology.hpp"
 #include "sim/model/Workload.hpp"
 #include "io/JsonInput.hpp"
@@ -38,7 +39,13 @@ AdviseReport advise(const AdviseRequest& in)
   // the data-parallel and sharded families, which pipeline its stages themselves.
   const bool pipelined = work.pp > 1 && work.tp == 1;
   const auto names     = advised_algorithms(in.algorithms, pipelined, work.name);
-  const std::string baseline = pipelined ? "fp32-pipeline" : (work.decoder_only() ? "megatron-dp" : "adam");
+  // The baseline: the reference algorithm of the layout such a workload trains with (its descriptor says so): a
+  // pipeline's, a decoder-only (GPT) model's sharded data parallelism's, else plain data parallelism's.
+  using algorithms::Parallelism;
+  const auto layout = pipelined ? Parallelism::PIPELINE
+                      : work.decoder_only() ? Parallelism::SHARDED_DATA_PARALLEL
+                                            : Parallelism::DATA_PARALLEL;
+  const std::string baseline = algorithms::reference_algorithm(layout).name;
 
   // Every (algorithm, split) to simulate: the given split, or with search every candidate of api/advise/ShapeSearch.
   const bool search = in.search;

@@ -1,6 +1,7 @@
 #include "api/advise/ConvergenceEvidence.hpp"
 
 #include "algorithms/PlanAlgorithm.hpp"
+#include "algorithms/Registry.hpp"
 #include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
@@ -24,6 +25,52 @@ std::string to_string(Converges c)
   case Converges::NO: break;
   }
   return "no";
+}
+
+double student_t_95(int degrees_of_freedom)
+{
+  // t(0.95, v) for v = 1..30 (the standard table; e.g. NIST/SEMATECH e-Handbook §1.3.6.7.2), then the
+  // Cornish-Fisher expansion in 1/v around the normal quantile z (Abramowitz & Stegun 26.7.5), 1e-5 off at v = 31.
+  static constexpr double kTable[30] = {6.3138, 2.9200, 2.3534, 2.1318, 2.0150, 1.9432, 1.8946, 1.8595, 1.8331, 1.8125,
+                                        1.7959, 1.7823, 1.7709, 1.7613, 1.7531, 1.7459, 1.7396, 1.7341, 1.7291, 1.7247,
+                                        1.7207, 1.7171, 1.7139, 1.7109, 1.7081, 1.7056, 1.7033, 1.7011, 1.6991, 1.6973};
+  if (degrees_of_freedom < 1)
+    return std::numeric_limits<double>::infinity();
+  if (degrees_of_freedom <= 30)
+    return kTable[degrees_of_freedom - 1];
+  const double z = 1.6448536269514722, v = degrees_of_freedom;
+  const double z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z;
+  return z + (z3 + z) / (4 * v) + (5 * z5 + 16 * z3 + 3 * z) / (96 * v * v) +
+         (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * v * v * v);
+}
+
+GapInterval gap_interval(const std::vector<double>& finite_gaps, std::size_t diverged)
+{
+  GapInterval g;
+  g.seeds    = finite_gaps.size();
+  g.diverged = diverged;
+  g.low      = -std::numeric_limits<double>::infinity();
+  g.high     = std::numeric_limits<double>::infinity();
+  if (finite_gaps.empty())
+    return g;
+  const double n = static_cast<double>(finite_gaps.size());
+  g.mean         = std::accumulate(finite_gaps.begin(), finite_gaps.end(), 0.0) / n;
+  if (finite_gaps.size() < 2)
+    return g;
+  double squares = 0;
+  for (const double x : finite_gaps)
+    squares += (x - g.mean) * (x - g.mean);
+  const double half = student_t_95(static_cast<int>(finite_gaps.size()) - 1) * std::sqrt(squares / (n - 1)) / std::sqrt(n);
+  g.low             = g.mean - half;
+  g.high            = g.mean + half;
+  return g;
+}
+
+Converges verdict_of(const GapInterval& interval, double threshold)
+{
+  if (interval.diverged > 0 || interval.low > threshold)
+    return Converges::NO;
+  return interval.high <= threshold ? Converges::YES : Converges::UNCERTAIN;
 }
 
 std::vector<double> EvidenceRow::gaps() const
@@ -53,21 +100,30 @@ double EvidenceRow::max_gap() const
   return *std::max_element(g.begin(), g.end());
 }
 
-namespace {
-/// The seeds' finite gaps as "+m % [+lo, +hi]" (percent), and how many seeds diverged; empty text when all did.
-std::pair<std::string, std::size_t> finite_gap_text(const EvidenceRow& row)
+GapInterval EvidenceRow::interval() const
 {
   std::vector<double> finite;
-  for (double g : row.gaps())
+  for (double g : gaps())
     if (std::isfinite(g))
       finite.push_back(g);
-  const std::size_t diverged = row.seeds.size() - finite.size();
-  if (finite.empty())
-    return {"", diverged};
-  const double mean = std::accumulate(finite.begin(), finite.end(), 0.0) / static_cast<double>(finite.size());
-  return {fmt::format("{:+.1f} % [{:+.1f}, {:+.1f}]", 100 * mean, 100 * *std::min_element(finite.begin(), finite.end()),
-                      100 * *std::max_element(finite.begin(), finite.end())),
-          diverged};
+  GapInterval g = gap_interval(finite, seeds.size() - finite.size());
+  // The baseline's own row: a gap of exactly 0 on every seed, so [0, 0] however few seeds.
+  if (g.diverged == 0 && std::all_of(finite.begin(), finite.end(), [](double x) { return x == 0; }))
+    g.low = g.high = g.mean = 0;
+  return g;
+}
+
+namespace {
+/// The mean gap of the seeds that did not diverge and its 90 % interval as "+m % [+lo, +hi]" (percent; "+m % [one
+/// seed]" for a single one), and how many seeds diverged; empty text when all did.
+std::pair<std::string, std::size_t> finite_gap_text(const EvidenceRow& row)
+{
+  const GapInterval g = row.interval();
+  if (g.seeds == 0)
+    return {"", g.diverged};
+  if (g.seeds == 1)
+    return {fmt::format("{:+.1f} % [one seed]", 100 * g.mean), g.diverged};
+  return {fmt::format("{:+.1f} % [{:+.1f}, {:+.1f}]", 100 * g.mean, 100 * g.low, 100 * g.high), g.diverged};
 }
 } // namespace
 
@@ -96,17 +152,6 @@ std::string default_evidence_path()
   return (std::filesystem::path(io::data_dir()) / "workloads" / "evidence" / "convergence.json").string();
 }
 
-namespace {
-/// yes: every seed within the threshold; no: none (a diverged run counts as outside); uncertain: the seeds straddle it.
-Converges verdict(const std::vector<double>& gaps, double threshold)
-{
-  const auto within = std::count_if(gaps.begin(), gaps.end(), [&](double g) { return g <= threshold; });
-  if (within == static_cast<long>(gaps.size()))
-    return Converges::YES;
-  return within == 0 ? Converges::NO : Converges::UNCERTAIN;
-}
-} // namespace
-
 std::vector<EvidenceRow> load_convergence_evidence(const std::string& path)
 {
   const auto doc = io::read_json_file(path);
@@ -132,11 +177,16 @@ std::vector<EvidenceRow> load_convergence_evidence(const std::string& path)
   };
   for (const auto& r : objects) {
     r.allow_only({"algorithm", "family", "baseline", "proxy", "regime", "threshold", "seeds", "final_loss",
-                  "baseline_final_loss", "converges", "steps_ratio", "reason", "command"});
+                  "baseline_final_loss", "gap_mean", "gap_interval_90", "converges", "steps_ratio", "reason",
+                  "check", "command"});
     EvidenceRow row;
     row.algorithm = known(r, "algorithm");
     row.family    = r.string("family");
     row.baseline  = known(r, "baseline");
+    // A row measures its algorithm against its family's baseline (the algorithm's descriptor names it).
+    if (const auto& expected = algorithms::algorithm_named(row.algorithm).baseline; row.baseline != expected)
+      r.fail_at("baseline", fmt::format("is {}, but {} is compared against {}", io::echo(row.baseline), row.algorithm,
+                                        io::echo(expected)));
     row.proxy     = r.string("proxy");
     row.regime    = r.choice("regime", {"pre-training", "fine-tuning"});
     row.threshold = r.number_in("threshold", kThreshold);
@@ -166,8 +216,31 @@ std::vector<EvidenceRow> load_convergence_evidence(const std::string& path)
     for (const double b : row.baseline_final_loss)
       if (!(b > kLoss.lo) || b > kLoss.hi)
         r.fail_at("baseline_final_loss", fmt::format("holds {}, not a loss > 0", b));
-    // The verdict is the losses' own: a file whose `converges` they contradict is wrong, not advice.
-    row.converges        = verdict(row.gaps(), row.threshold);
+    // The statistics and the verdict are the losses' own: a file whose numbers they contradict is wrong, not advice.
+    // gap_mean and gap_interval_90 are optional (the script writes them, rounded to 6 decimals).
+    const GapInterval g = row.interval();
+    if (r.has("gap_mean")) {
+      const auto& m = r.raw().at("gap_mean");
+      const bool agrees = g.seeds == 0 ? m.is_null() : m.is_number() && std::abs(m.get<double>() - g.mean) <= 1e-6;
+      if (!agrees)
+        r.fail_at("gap_mean", fmt::format("is {}, but its losses give {}", io::dump_json(m),
+                                          g.seeds == 0 ? std::string("null (every seed diverged)")
+                                                       : fmt::format("{:.6f}", g.mean)));
+    }
+    if (r.has("gap_interval_90")) {
+      const auto& i     = r.raw().at("gap_interval_90");
+      const bool bounded = std::isfinite(g.low) && std::isfinite(g.high);
+      const bool agrees  = bounded ? i.is_array() && i.size() == 2 && i[0].is_number() && i[1].is_number() &&
+                                        std::abs(i[0].get<double>() - g.low) <= 1e-6 &&
+                                        std::abs(i[1].get<double>() - g.high) <= 1e-6
+                                   : i.is_null();
+      if (!agrees)
+        r.fail_at("gap_interval_90",
+                  fmt::format("is {}, but its losses give {}", io::dump_json(i),
+                              bounded ? fmt::format("[{:.6f}, {:.6f}]", g.low, g.high)
+                                      : std::string("null (fewer than 2 seeds that did not diverge)")));
+    }
+    row.converges        = verdict_of(g, row.threshold);
     const auto converges = r.choice("converges", {"yes", "no", "uncertain"});
     if (converges != to_string(row.converges))
       r.fail_at("converges", fmt::format("is {}, but its losses give {} ({} against a threshold of {:g} %)", converges,
@@ -178,6 +251,21 @@ std::vector<EvidenceRow> load_convergence_evidence(const std::string& path)
       r.fail_at("steps_ratio", "is null, but every seed reaches the target");
     if (row.converges != Converges::YES && row.reason.empty())
       r.fail_at("reason", "a row that does not converge on every seed needs a reason");
+    if (r.has("check")) {
+      const io::JsonObject c = r.object("check");
+      c.allow_only({"seed", "stop_after", "held_out_loss"});
+      EvidenceRow::Check check;
+      check.seed = static_cast<int>(c.integer_in("seed", kSeed));
+      if (std::find(row.seeds.begin(), row.seeds.end(), check.seed) == row.seeds.end())
+        c.fail_at("seed", fmt::format("{} is not one of the row's seeds", check.seed));
+      check.stop_after = static_cast<int>(c.integer_in("stop_after", io::range::kSteps));
+      const auto& loss = c.raw().contains("held_out_loss") ? c.raw().at("held_out_loss") : nlohmann::json();
+      if (!loss.is_null())
+        check.held_out_loss = c.number_in("held_out_loss", kLoss);
+      else if (!c.raw().contains("held_out_loss"))
+        c.fail_at("held_out_loss", "is missing (a loss >= 0, or null where the run had diverged)");
+      row.check = check;
+    }
     if (!seen.insert({row.algorithm, row.family, row.proxy, row.regime}).second)
       r.fail_at("algorithm", fmt::format("{} appears twice for {} on {} ({})", io::echo(row.algorithm), row.family,
                                          row.proxy, row.regime));

@@ -19,7 +19,8 @@ namespace ccsim::api {
 
 namespace {
 constexpr char kMagic[8] = {'C', 'C', 'S', 'I', 'M', 'P', 'T', '1'};
-constexpr int kFormatVersion = 1; // bump when the pre-training itself changes (its loop, its defaults)
+constexpr int kFormatVersion = 2; // bump when the pre-training itself changes (its loop, its defaults, its arithmetic:
+                                   // 2 = the fixed-order numerics of issue 42)
 
 std::string read_corpus(const std::string& path)
 {

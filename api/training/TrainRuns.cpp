@@ -5,6 +5,7 @@
 #include "api/run/Simulation.hpp"
 #include "api/training/PretrainCache.hpp"
 #include "algorithms/PlanAlgorithm.hpp"
+#include "algorithms/Registry.hpp"
 #include "algorithms/TrainParams.hpp"
 #include "algorithms/Training.hpp"
 #include "io/JsonInput.hpp"
@@ -140,6 +141,14 @@ TrainOutcome train_algorithms(const TrainRequest& in)
         lr_given ? "--param lr" : fmt::format("fine-tuning default: a tenth of the pre-training rate {}", kPretrainLr);
   }
 
+  // Every name must have an update (the registry's message, as train() gives it) before the claim is looked up.
+  for (const auto& algorithm : in.algorithms) {
+    try {
+      algorithms::trainable_algorithm(algorithm);
+    } catch (const std::invalid_argument& e) {
+      throw io::InputError("ccsim train", "", algorithm + ": " + e.what());
+    }
+  }
   // The schedule of the paper whose claim the list tests, the same for every algorithm of it.
   const auto claim = algorithms::claim_defaults(in.algorithms, in.model, hyper);
   hyper            = algorithms::with_defaults(hyper, claim);
@@ -162,10 +171,11 @@ TrainOutcome train_algorithms(const TrainRequest& in)
     const std::string what = in.algorithms.size() > 1
                                  ? fmt::format("{} ({} of {})", algorithm, a + 1, in.algorithms.size())
                                  : algorithm;
-    cfg.on_step = [&](int step, double loss) {
+    const int last_step = std::min(cfg.steps, in.stop_after.value_or(cfg.steps));
+    cfg.on_step         = [&](int step, double loss) {
       if (in.on_progress)
-        in.on_progress(what, step, cfg.steps, "steps", fmt::format("held-out loss {:.4f}", loss));
-      return !stop_requested();
+        in.on_progress(what, step, last_step, "steps", fmt::format("held-out loss {:.4f}", loss));
+      return step < last_step && !stop_requested();
     };
     algorithms::TrainResult r;
     try {
@@ -173,7 +183,7 @@ TrainOutcome train_algorithms(const TrainRequest& in)
     } catch (const std::invalid_argument& e) {
       throw io::InputError("ccsim train", "", algorithm + ": " + e.what());
     }
-    if (r.steps_done < cfg.steps) {
+    if (r.steps_done < last_step) {
       out.stopped = fmt::format("{} stopped at step {}/{}", algorithm, r.steps_done, cfg.steps);
       if (stop_signal() != 0)
         throw stop_exception(out.stopped); // a signal: out now, nothing printed

@@ -27,6 +27,9 @@ struct TrainRequest {
   int workers       = 16;
   /// Steps and global batch; unset: the model's defaults (mlp 1000 x 512, a transformer 200 x 64: a run near 30 s).
   std::optional<int> steps, global_batch;
+  /// Train only the first this-many steps of each run, on the schedule and warm-up of all `steps` (a run that
+  /// reproduces these reproduces their held-out loss exactly: scripts/convergence-evidence.sh --check); unset: all.
+  std::optional<int> stop_after;
   numerics::Hyper hyper; // --param keys; each algorithm takes those its update reads
   std::uint64_t seed = 1;
   const numerics::CompressionKernels* kernels = &numerics::cpu_kernels();

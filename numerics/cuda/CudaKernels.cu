@@ -30,32 +30,48 @@ class CudaKernels final : public CompressionKernels {
 public:
   const char* name() const override { return "cuda"; }
 
-  float compress_with_feedback(const float* x, float* error, std::size_t n, std::uint8_t* bits) const override
+  float compress_compensated(const float* x, float* compensated, float scale, std::size_t n,
+                             std::uint8_t* bits) const override
   {
     if (n == 0)
       return 0.0f;
     float* d_x           = device_scratch<float>(IN0, n);
-    float* d_error       = device_scratch<float>(IN1, n);
+    float* d_c           = device_scratch<float>(IN1, n);
     std::uint8_t* d_bits = device_scratch<std::uint8_t>(OUT0, n / 8);
     double* d_sum        = device_scratch<double>(OUT1, 1);
     upload(d_x, x, n);
-    upload(d_error, error, n);
-    cuda::compress_with_feedback(d_x, d_error, n, d_bits, d_sum);
-    double sum = 0;
-    download(&sum, d_sum, 1);
-    download(error, d_error, n);
-    download(bits, d_bits, n / 8);
-    return onebit_scale_from_sum(sum, n);
+    upload(d_c, compensated, n);
+    cuda::compress_compensated(d_x, d_c, scale, n, d_bits, d_sum);
+    return finish_compress(d_c, d_bits, d_sum, n, compensated, bits);
+  }
+
+  float compress_average(const std::uint8_t* const* worker_bits, const float* scaled, std::size_t workers,
+                         float* compensated, float scale, std::size_t n, std::uint8_t* bits) const override
+  {
+    if (n == 0)
+      return 0.0f;
+    std::uint8_t* d_workers = device_scratch<std::uint8_t>(IN0, workers * (n / 8));
+    float* d_scaled         = device_scratch<float>(TEMP, workers);
+    float* d_c              = device_scratch<float>(IN1, n);
+    std::uint8_t* d_bits    = device_scratch<std::uint8_t>(OUT0, n / 8);
+    double* d_sum           = device_scratch<double>(OUT1, 1);
+    for (std::size_t w = 0; w < workers; ++w)
+      upload(d_workers + w * (n / 8), worker_bits[w], n / 8);
+    upload(d_scaled, scaled, workers);
+    upload(d_c, compensated, n);
+    cuda::compress_average(d_workers, d_scaled, workers, d_c, scale, n, d_bits, d_sum);
+    return finish_compress(d_c, d_bits, d_sum, n, compensated, bits);
   }
 
   void unpack_signs(const std::uint8_t* bits, std::size_t n, float scale, float* out) const override
   {
-    expand_signs(bits, n, scale, /*accumulate=*/false, out);
-  }
-
-  void accumulate_signs(const std::uint8_t* bits, std::size_t n, float scaled, float* out) const override
-  {
-    expand_signs(bits, n, scaled, /*accumulate=*/true, out);
+    if (n == 0)
+      return;
+    std::uint8_t* d_bits = device_scratch<std::uint8_t>(IN0, n / 8);
+    float* d_out         = device_scratch<float>(OUT0, n);
+    upload(d_bits, bits, n / 8);
+    cuda::unpack_signs(d_bits, n, scale, d_out);
+    download(out, d_out, n);
   }
 
   void quantize_groups_packed(const float* x, std::size_t n, int bits, std::size_t group, Rounding rounding,
@@ -191,21 +207,15 @@ public:
   }
 
 private:
-  /// out = ±scale per sign, or out += ±scale.
-  static void expand_signs(const std::uint8_t* bits, std::size_t n, float scale, bool accumulate, float* out)
+  /// The compressor's outputs back to the host; returns the new scale.
+  static float finish_compress(const float* d_c, const std::uint8_t* d_bits, const double* d_sum, std::size_t n,
+                               float* compensated, std::uint8_t* bits)
   {
-    if (n == 0)
-      return;
-    std::uint8_t* d_bits = device_scratch<std::uint8_t>(IN0, n / 8);
-    float* d_out         = device_scratch<float>(OUT0, n);
-    upload(d_bits, bits, n / 8);
-    if (accumulate) {
-      upload(d_out, out, n);
-      cuda::accumulate_signs(d_bits, n, scale, d_out);
-    } else {
-      cuda::unpack_signs(d_bits, n, scale, d_out);
-    }
-    download(out, d_out, n);
+    double sum = 0;
+    download(&sum, d_sum, 1);
+    download(compensated, d_c, n);
+    download(bits, d_bits, n / 8);
+    return onebit_scale_from_sum(sum, n);
   }
 
   /// out = deQ(codes), or out += deQ(codes).

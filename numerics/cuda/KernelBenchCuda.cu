@@ -15,18 +15,26 @@
 namespace ccsim::numerics::cuda {
 
 namespace {
-/// The compensated sum of squares as a production kernel computes it: a grid-wide reduction finished with
-/// atomics. Its order differs from the CPU's lanes (the training kernel set uses the order-exact
-/// compensated_sum_squares instead); the benchmark times this one because it is what a GPU run would ship.
-__global__ void compensated_sum_squares_unordered_kernel(const float* __restrict__ d_x,
-                                                         const float* __restrict__ d_error, std::size_t n,
-                                                         double* __restrict__ d_sum)
+/// The single-pass compressor as a production kernel would run it (issue 49): each thread compensates 8 elements
+/// (p = x + c - scale·sign(c)), writes c = p and their sign byte, and the sum of squares is a grid-wide reduction
+/// finished with atomics. Its order differs from the CPU's lanes (the training kernel set uses the order-exact
+/// compress_compensated instead); the benchmark times this one because it is what a GPU run would ship.
+__global__ void compress_compensated_unordered_kernel(const float* __restrict__ d_x, float* __restrict__ d_c,
+                                                      float scale, std::size_t n, std::uint8_t* __restrict__ d_bits,
+                                                      double* __restrict__ d_sum)
 {
   double local = 0;
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n / 8;
        i += std::size_t{gridDim.x} * blockDim.x) {
-    const double v = __fadd_rn(d_x[i], d_error[i]);
-    local += v * v;
+    unsigned byte = 0;
+    for (int j = 0; j < 8; ++j) {
+      const float old = d_c[8 * i + j];
+      const float p   = __fadd_rn(d_x[8 * i + j], __fsub_rn(old, old >= 0.0f ? scale : -scale));
+      d_c[8 * i + j]  = p;
+      byte |= static_cast<unsigned>(p >= 0.0f) << (7 - j);
+      local += static_cast<double>(p) * p;
+    }
+    d_bits[i] = static_cast<std::uint8_t>(byte);
   }
   __shared__ double part[256];
   part[threadIdx.x] = local;
@@ -55,12 +63,12 @@ void pack_signs_host(const float* x, std::size_t n, std::uint8_t* bits)
 std::vector<CudaKernelRate> bench_kernels(std::uint64_t bytes, int repeats)
 {
   const std::size_t n = std::max<std::size_t>(1024, bytes / 4 / 1024 * 1024);
-  DeviceBuffer<float> d_x(n), d_y(n), d_err(n), d_scales(n / 128 + 1024);
+  DeviceBuffer<float> d_x(n), d_y(n), d_state(n), d_scales(n / 128 + 1024);
   DeviceBuffer<std::uint8_t> d_bits(n / 8), d_codes(n);
   DeviceBuffer<std::int8_t> d_aq_codes(n);
   DeviceBuffer<double> d_sum(1);
   check_cuda(cudaMemset(d_x.get(), 0, n * sizeof(float)), "memset");
-  check_cuda(cudaMemset(d_err.get(), 0, n * sizeof(float)), "memset");
+  check_cuda(cudaMemset(d_state.get(), 0, n * sizeof(float)), "memset");
   cudaEvent_t start, stop;
   check_cuda(cudaEventCreate(&start), "event");
   check_cuda(cudaEventCreate(&stop), "event");
@@ -84,8 +92,7 @@ std::vector<CudaKernelRate> bench_kernels(std::uint64_t bytes, int repeats)
   time("memcpy", [&] { cudaMemcpy(d_y.get(), d_x.get(), n * sizeof(float), cudaMemcpyDeviceToDevice); });
   time("onebit_compress", [&] {
     cudaMemset(d_sum.get(), 0, sizeof(double));
-    compensated_sum_squares_unordered_kernel<<<1024, 256>>>(d_x.get(), d_err.get(), n, d_sum.get());
-    signs_and_error(d_x.get(), d_err.get(), n, d_sum.get(), d_bits.get());
+    compress_compensated_unordered_kernel<<<1024, 256>>>(d_x.get(), d_state.get(), 0.5f, n, d_bits.get(), d_sum.get());
   });
   time("onebit_decompress", [&] { unpack_signs(d_bits.get(), n, 0.5f, d_y.get()); });
   time("quant_int4_g128",
@@ -116,7 +123,7 @@ std::vector<CudaKernelRate> bench_kernels(std::uint64_t bytes, int repeats)
   }
   // AQ-SGD's sender: delta against the per-example buffer, per-channel quantization, buffer update (1024 channels).
   time("aq_delta_quant",
-       [&] { quantize_delta_channels(d_x.get(), d_err.get(), n / 1024, 1024, 4, d_aq_codes.get(), d_scales.get()); });
+       [&] { quantize_delta_channels(d_x.get(), d_state.get(), n / 1024, 1024, 4, d_aq_codes.get(), d_scales.get()); });
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   return out; // already in the CPU benchmark's order

@@ -1,5 +1,5 @@
 // CUDA twin of numerics/OnebitPack.cpp: sign bits 8 per byte, first element in the MSB, 0 -> +1 (DeepSpeed's
-// cupy.packbits, bitorder 'big'), and the two-pass error-feedback compressor. Every float operation that the CPU
+// cupy.packbits, bitorder 'big'), and the single-pass error-feedback compressor (worker and server). Every float operation that the CPU
 // does separately is written with __fadd_rn/__fsub_rn/__dmul_rn/__dadd_rn, so nvcc cannot contract it into an FMA
 // and change the bits.
 #include "numerics/cuda/OnebitPack.cuh"
@@ -22,40 +22,45 @@ __global__ void pack_signs_kernel(const float* __restrict__ d_x, std::size_t n_b
   d_bits[i] = static_cast<std::uint8_t>(byte);
 }
 
-/// Launched with one block of 8 threads: thread j is the CPU's lane j (numerics/OnebitPack.cpp
-/// compensated_sum_squares). Each square of a float is exact in double, so the sums round exactly as the CPU's.
-__global__ void compensated_lane_sums_kernel(const float* __restrict__ d_x, const float* __restrict__ d_error,
-                                             std::size_t n, double* __restrict__ d_sum)
+/// One warp of 8 threads: thread j is the CPU's lane j (numerics/OnebitPack.cpp compress_pass), walking the bytes
+/// in order. Each square of a float is exact in double, so the sums round exactly as the CPU's; the error each
+/// element carries is rebuilt from (c, scale) with the CPU's expression. Either d_x, or d_worker_bits with
+/// d_scaled (the server's rank-ordered average, starting from 0) gives the input.
+__global__ void compress_pass_kernel(const float* __restrict__ d_x, const std::uint8_t* __restrict__ d_worker_bits,
+                                     const float* __restrict__ d_scaled, std::size_t workers,
+                                     float* __restrict__ d_compensated, float scale, std::size_t n,
+                                     std::uint8_t* __restrict__ d_bits, double* __restrict__ d_sum)
 {
   __shared__ double lane[8];
   const unsigned j = threadIdx.x;
   double s         = 0;
-  for (std::size_t i = j; i < n; i += 8) {
-    const double v = __fadd_rn(d_x[i], d_error[i]);
-    s              = __dadd_rn(s, __dmul_rn(v, v));
+  for (std::size_t i = 0; i < n / 8; ++i) {
+    float v = 0.0f;
+    if (d_x != nullptr) {
+      v = d_x[8 * i + j];
+    } else {
+      for (std::size_t w = 0; w < workers; ++w) {
+        const bool plus = (d_worker_bits[w * (n / 8) + i] >> (7 - j)) & 1u;
+        v               = __fadd_rn(v, plus ? d_scaled[w] : -d_scaled[w]);
+      }
+    }
+    const float old     = d_compensated[8 * i + j];
+    const float p       = __fadd_rn(v, __fsub_rn(old, old >= 0.0f ? scale : -scale));
+    d_compensated[8 * i + j] = p;
+    s                   = __dadd_rn(s, __dmul_rn(p, p));
+    const bool positive = p >= 0.0f; // -0.0 >= 0 holds: +1, as the CPU
+    const unsigned set  = __ballot_sync(0xFFu, positive);
+    if (j == 0) { // lane j's bit is bit j of the ballot; the byte takes element j at bit 7 - j
+      unsigned byte = 0;
+      for (int b = 0; b < 8; ++b)
+        byte |= ((set >> b) & 1u) << (7 - b);
+      d_bits[i] = static_cast<std::uint8_t>(byte);
+    }
   }
   lane[j] = s;
   __syncthreads();
   if (j == 0)
     *d_sum = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
-}
-
-/// One thread per output byte, as the CPU's signs_and_error loop body.
-__global__ void signs_and_error_kernel(const float* __restrict__ d_x, float* __restrict__ d_error, std::size_t n,
-                                       const double* __restrict__ d_sum, std::uint8_t* __restrict__ d_bits)
-{
-  const std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
-  if (i >= n / 8)
-    return;
-  const float scale = onebit_scale_from_sum(*d_sum, n);
-  unsigned byte     = 0;
-  for (int j = 0; j < 8; ++j) {
-    const float p       = __fadd_rn(d_x[8 * i + j], d_error[8 * i + j]);
-    const bool positive = p >= 0.0f; // -0.0 >= 0 holds: +1, as the CPU
-    byte |= static_cast<unsigned>(positive) << (7 - j);
-    d_error[8 * i + j] = __fsub_rn(p, positive ? scale : -scale);
-  }
-  d_bits[i] = static_cast<std::uint8_t>(byte);
 }
 
 __device__ float sign_value(const std::uint8_t* d_bits, std::size_t i, float scale)
@@ -71,13 +76,6 @@ __global__ void unpack_signs_kernel(const std::uint8_t* __restrict__ d_bits, std
     d_out[i] = sign_value(d_bits, i, scale);
 }
 
-__global__ void accumulate_signs_kernel(const std::uint8_t* __restrict__ d_bits, std::size_t n, float scaled,
-                                        float* __restrict__ d_out)
-{
-  const std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
-  if (i < n)
-    d_out[i] = __fadd_rn(d_out[i], sign_value(d_bits, i, scaled));
-}
 } // namespace
 
 void pack_signs(const float* d_x, std::size_t n, std::uint8_t* d_bits, cudaStream_t stream)
@@ -86,24 +84,20 @@ void pack_signs(const float* d_x, std::size_t n, std::uint8_t* d_bits, cudaStrea
   check_cuda(cudaGetLastError(), "pack_signs");
 }
 
-void compensated_sum_squares(const float* d_x, const float* d_error, std::size_t n, double* d_sum, cudaStream_t stream)
+void compress_compensated(const float* d_x, float* d_compensated, float scale, std::size_t n, std::uint8_t* d_bits,
+                          double* d_sum, cudaStream_t stream)
 {
-  compensated_lane_sums_kernel<<<1, 8, 0, stream>>>(d_x, d_error, n, d_sum);
-  check_cuda(cudaGetLastError(), "compensated_sum_squares");
+  compress_pass_kernel<<<1, 8, 0, stream>>>(d_x, nullptr, nullptr, 0, d_compensated, scale, n, d_bits, d_sum);
+  check_cuda(cudaGetLastError(), "compress_compensated");
 }
 
-void signs_and_error(const float* d_x, float* d_error, std::size_t n, const double* d_sum, std::uint8_t* d_bits,
-                     cudaStream_t stream)
+void compress_average(const std::uint8_t* d_worker_bits, const float* d_scaled, std::size_t workers,
+                      float* d_compensated, float scale, std::size_t n, std::uint8_t* d_bits, double* d_sum,
+                      cudaStream_t stream)
 {
-  signs_and_error_kernel<<<blocks_for(n / 8, THREADS), THREADS, 0, stream>>>(d_x, d_error, n, d_sum, d_bits);
-  check_cuda(cudaGetLastError(), "signs_and_error");
-}
-
-void compress_with_feedback(const float* d_x, float* d_error, std::size_t n, std::uint8_t* d_bits, double* d_sum,
-                            cudaStream_t stream)
-{
-  compensated_sum_squares(d_x, d_error, n, d_sum, stream);
-  signs_and_error(d_x, d_error, n, d_sum, d_bits, stream);
+  compress_pass_kernel<<<1, 8, 0, stream>>>(nullptr, d_worker_bits, d_scaled, workers, d_compensated, scale, n, d_bits,
+                                            d_sum);
+  check_cuda(cudaGetLastError(), "compress_average");
 }
 
 void unpack_signs(const std::uint8_t* d_bits, std::size_t n, float scale, float* d_out, cudaStream_t stream)
@@ -112,10 +106,5 @@ void unpack_signs(const std::uint8_t* d_bits, std::size_t n, float scale, float*
   check_cuda(cudaGetLastError(), "unpack_signs");
 }
 
-void accumulate_signs(const std::uint8_t* d_bits, std::size_t n, float scaled, float* d_out, cudaStream_t stream)
-{
-  accumulate_signs_kernel<<<blocks_for(n, THREADS), THREADS, 0, stream>>>(d_bits, n, scaled, d_out);
-  check_cuda(cudaGetLastError(), "accumulate_signs");
-}
 
 } // namespace ccsim::numerics::cuda

@@ -167,7 +167,8 @@ def train(algorithm, *, model="mlp", workers=16, steps=None, global_batch=None, 
 
 
 def algorithms():
-    """Every algorithm: name, description, simulates, trains, and simulate's params (key, default, min, max)."""
+    """Every algorithm: name, description, simulates, trains, simulate's params (key, default, min, max, integer, doc),
+    train's train_params (key, min, max, integer, choices, doc) and the baseline it is compared against."""
     return [Record(a) for a in json.loads(_core.algorithms())]
 
 

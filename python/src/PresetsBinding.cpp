@@ -4,6 +4,7 @@
 
 #include "algorithms/PlanAlgorithm.hpp"
 #include "algorithms/Registry.hpp"
+#include "algorithms/TrainParams.hpp"
 #include "io/JsonInput.hpp"
 
 #include <nanobind/stl/string.h>
@@ -11,25 +12,37 @@
 namespace ccsim::python {
 
 namespace {
-/// Every algorithm: name, description, whether it simulates and trains, and simulate's --param keys.
+/// Every algorithm, from its descriptor: name, description, whether it simulates and trains, simulate's --param keys
+/// (with defaults), train's (with their words, for a word parameter), and the baseline it is compared against.
 std::string algorithms_json()
 {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& a : algorithms::list_algorithms()) {
-    nlohmann::json params = nlohmann::json::array();
-    if (const auto* plan = algorithms::find_plan_algorithm(a.name))
-      for (const auto& p : plan->param_specs())
-        params.push_back({{"key", p.key},
-                          {"default", p.default_value},
-                          {"min", p.range.lo},
-                          {"max", p.range.hi},
-                          {"integer", p.integer},
-                          {"doc", p.doc}});
+    const auto& descriptor = algorithms::algorithm_named(a.name);
+    nlohmann::json params  = nlohmann::json::array();
+    for (const auto& p : descriptor.simulate_params())
+      params.push_back({{"key", p.key},
+                        {"default", p.default_value},
+                        {"min", p.range.lo},
+                        {"max", p.range.hi},
+                        {"integer", p.integer},
+                        {"doc", p.doc}});
+    nlohmann::json train_params = nlohmann::json::array();
+    for (const auto& p : algorithms::train_param_specs()) // help order
+      if (descriptor.train_param(p.key) != nullptr)
+        train_params.push_back({{"key", p.key},
+                                {"min", p.range.lo},
+                                {"max", p.range.hi},
+                                {"integer", p.integer},
+                                {"choices", p.choices},
+                                {"doc", p.doc}});
     out.push_back({{"name", a.name},
                    {"description", a.description},
                    {"simulates", a.simulates},
                    {"trains", a.trains},
-                   {"params", params}});
+                   {"params", params},
+                   {"train_params", train_params},
+                   {"baseline", descriptor.baseline}});
   }
   return io::dump_json(out);
 }

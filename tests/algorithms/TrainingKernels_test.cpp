@@ -39,14 +39,16 @@ RecordingKernels recorded_run(const std::string& algorithm)
   return rec;
 }
 
-/// One compressed allreduce per compressed step over W = 4 workers: 2W compressions (workers, then servers),
-/// W² sign accumulations (each server, each worker's chunk), W unpacks — and no other kernel.
+/// One compressed allreduce per compressed step over W = 4 workers: W worker compressions, W server averages fused
+/// with their compression, and the unpacks: the MLP's 2,762 parameters pad to 2,784 in chunks of 696, so chunks 0-2
+/// go straight into each of the 4 workers' buffers and chunk 3 (into the padding) is unpacked once: 13 — and no
+/// other kernel.
 void check_onebit_calls(const RecordingKernels& rec, int compressed_steps)
 {
-  CHECK(rec.calls("compress_with_feedback") == compressed_steps * 8);
-  CHECK(rec.calls("accumulate_signs") == compressed_steps * 16);
-  CHECK(rec.calls("unpack_signs") == compressed_steps * 4);
-  CHECK(rec.called() == Names{"compress_with_feedback", "accumulate_signs", "unpack_signs"});
+  CHECK(rec.calls("compress_compensated") == compressed_steps * 4);
+  CHECK(rec.calls("compress_average") == compressed_steps * 4);
+  CHECK(rec.calls("unpack_signs") == compressed_steps * 13);
+  CHECK(rec.called() == Names{"compress_compensated", "compress_average", "unpack_signs"});
 }
 } // namespace
 
@@ -120,8 +122,10 @@ TEST_CASE("Training: sdp4bit and qw run their quantizers on the given kernel set
 TEST_CASE("Training: aq-sgd and directq quantize every cut on the given kernel set", "[algorithms]")
 {
   // pp = 4 stages, 3 cuts; a 64-example training set at batch 64 is one step per epoch. A compressed step sends
-  // 3 forward activations (AQ-SGD: their deltas) and 3 backward gradients, each one quantize + one dequantize.
-  // AQ-SGD's first epoch (step 1) goes in fp32 (Algorithm 1 lines 4-5), DirectQ compresses from step 1.
+  // 3 forward activations and 3 backward gradients. DirectQ: each one quantize + one dequantize. AQ-SGD: each forward
+  // delta one fused quantize_delta_channels (codes and the buffers' update in one kernel, issue 49), each gradient
+  // one quantize + one dequantize. AQ-SGD's first epoch (step 1) goes in fp32 (Algorithm 1 lines 4-5), DirectQ
+  // compresses from step 1.
   auto pipelined = [](const std::string& algorithm) {
     RecordingKernels rec;
     TrainConfig with_rec = short_run(algorithm, rec), plain = short_run(algorithm, ccsim::numerics::cpu_kernels());
@@ -132,9 +136,10 @@ TEST_CASE("Training: aq-sgd and directq quantize every cut on the given kernel s
     return rec;
   };
   const auto aq = pipelined("aq-sgd");
-  CHECK(aq.called() == Names{"quantize_channels", "dequantize_channels"});
-  CHECK(aq.calls("quantize_channels") == 19 * 6);
-  CHECK(aq.calls("dequantize_channels") == 19 * 6);
+  CHECK(aq.called() == Names{"quantize_delta_channels", "quantize_channels", "dequantize_channels"});
+  CHECK(aq.calls("quantize_delta_channels") == 19 * 3);
+  CHECK(aq.calls("quantize_channels") == 19 * 3);
+  CHECK(aq.calls("dequantize_channels") == 19 * 3);
   CHECK(pipelined("directq").calls("quantize_channels") == 20 * 6);
 }
 

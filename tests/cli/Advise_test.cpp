@@ -54,8 +54,10 @@ TEST_CASE("ccsim advise: a non-positive epoch size is a one-line error naming th
 TEST_CASE("ccsim advise: time-to-accuracy ranks converging algorithms first - never a non-converging one above them",
           "[cli]")
 {
-  // Hand-made evidence over 3 seeds: adam the baseline (ratio 1), onebit-adam needing 2x its steps, slamb 0.5x, lamb
-  // above its threshold on every seed (no), onebit-lamb within it on 2 of 3 seeds (uncertain, ratio 0.8). Expected:
+  // Hand-made evidence over 3 seeds: adam the baseline (ratio 1), onebit-adam needing 2x its steps (gaps +1, +1, 0 %:
+  // mean +0.67 %, 90 % interval ±t(0.95, 2)·0.577/sqrt(3) = ±0.97 %, within 3 %: yes), slamb 0.5x, lamb with a
+  // diverged seed (no), onebit-lamb at 0, +5, +1 % (mean +2 %, interval ±4.46 %: straddles 3 %, uncertain, ratio 0.8).
+  // Expected:
   // time-to-accuracy = ratio x epoch samples / samples per s; converging rows sorted by it; then the uncertain one;
   // then the algorithms without evidence; lamb last with its reason.
   const auto evidence = write_temp_file("evidence.json", R"({
@@ -65,7 +67,7 @@ TEST_CASE("ccsim advise: time-to-accuracy ranks converging algorithms first - ne
        "threshold": 0.03, "seeds": [1, 2, 3], "final_loss": [1, 1, 1], "baseline_final_loss": [1, 1, 1],
        "converges": "yes", "steps_ratio": 1, "command": "c"},
       {"algorithm": "onebit-adam", "family": "f", "baseline": "adam", "proxy": "mlp", "regime": "pre-training",
-       "threshold": 0.03, "seeds": [1, 2, 3], "final_loss": [1.01, 1.02, 0.99], "baseline_final_loss": [1, 1, 1],
+       "threshold": 0.03, "seeds": [1, 2, 3], "final_loss": [1.01, 1.01, 1.0], "baseline_final_loss": [1, 1, 1],
        "converges": "yes", "steps_ratio": 2, "command": "c"},
       {"algorithm": "slamb", "family": "g", "baseline": "lamb", "proxy": "char-gpt", "regime": "pre-training",
        "threshold": 0.03, "seeds": [1, 2, 3], "final_loss": [1, 1, 1], "baseline_final_loss": [1, 1, 1],
@@ -98,16 +100,17 @@ TEST_CASE("ccsim advise: time-to-accuracy ranks converging algorithms first - ne
       CHECK(tta >= previous);
     previous = tta;
   }
-  // The numbers behind each verdict: mean gap and range over the seeds, per proxy.
-  CHECK(ranking[position["onebit-adam"]]["evidence"]["rows"][0] == "mlp pre-training: +0.7 % [-1.0, +2.0] over 3 seeds");
-  CHECK(ranking[position["onebit-lamb"]]["evidence"]["rows"][0] == "char-gpt pre-training: +2.0 % [+0.0, +5.0] over 3 seeds");
+  // The numbers behind each verdict: the mean gap and its 90 % interval over the seeds, per proxy.
+  CHECK(ranking[position["onebit-adam"]]["evidence"]["rows"][0] == "mlp pre-training: +0.7 % [-0.3, +1.6] over 3 seeds");
+  CHECK(ranking[position["onebit-lamb"]]["evidence"]["rows"][0] == "char-gpt pre-training: +2.0 % [-2.5, +6.5] over 3 seeds");
   for (std::size_t i = 4; i + 1 < ranking.size(); ++i)
     CHECK(ranking[i]["converges"].is_null()); // no evidence: after the converging and uncertain ones
   CHECK(ranking.back()["algorithm"] == "lamb");
   CHECK(ranking.back()["converges"] == "no");
   CHECK(ranking.back()["time_to_accuracy_h"].is_null());
   CHECK(ranking.back()["evidence"]["reason"] == "mlp pre-training: stays above the target");
-  CHECK(ranking.back()["evidence"]["rows"][0] == "mlp pre-training: +15.0 % [+10.0, +20.0] over 3 seeds, 1 diverged");
+  // (the interval of the 2 seeds that did not diverge: 15 ± t(0.95, 1)·7.07/sqrt(2) = 15 ± 31.6 %)
+  CHECK(ranking.back()["evidence"]["rows"][0] == "mlp pre-training: +15.0 % [-16.6, +46.6] over 3 seeds, 1 diverged");
 }
 
 TEST_CASE("ccsim advise: on the shipped evidence the issue's example ranks no non-converging baseline first",
@@ -135,8 +138,8 @@ TEST_CASE("ccsim advise: on the shipped evidence the issue's example ranks no no
 
 TEST_CASE("ccsim advise: an inconsistent evidence file is a one-line error naming the file and the field", "[cli]")
 {
-  // The verdict must be the losses' own: 2 % and 5 % above the baseline at a 3 % threshold is "uncertain", not "yes";
-  // and a loss per seed: two seeds, one loss.
+  // The verdict must be the losses' own: 2 % and 5 % above the baseline at a 3 % threshold (mean 3.5 %, 90 % interval
+  // ±9.5 %) is "uncertain", not "yes"; and a loss per seed: two seeds, one loss.
   const std::vector<std::pair<std::string, std::string>> cases = {
       {R"("final_loss": [1.02, 1.05])", "bad-evidence.json: /rows/0/converges: is yes, but its losses give uncertain"},
       {R"("final_loss": [1])", "bad-evidence.json: /rows/0/final_loss: must be an array of 2 losses"}};

@@ -323,7 +323,7 @@ TEST_CASE("Mutated flags: every numeric or choice flag given a bad value exits 2
        {"--gpus", "-b", "-e", "-f", "--op", "--bandwidth-gbps", "--latency-us"}},
       {{"train", "--algorithm", "adam", "--steps", "2", "--workers", "2", "--global-batch", "8", "--quiet"},
        {"--steps", "--workers", "--global-batch", "--seed", "--model", "--backend", "--time-limit", "--task",
-        "--pretrain-steps", "--cache-dir"}},
+        "--pretrain-steps", "--cache-dir", "--stop-after"}},
       {{"advise", "--topology", "v100x8-ib100", "--workload", "bert-large", "--gpus", "16", "--quiet"},
        {"--jobs", "--epoch-samples", "--gpus", "--bandwidth-gbps"}},
       {{"advise", "--topology", "v100x8-ib100", "--workload", "bert-large", "--gpus", "16", "--quiet", "--search"},

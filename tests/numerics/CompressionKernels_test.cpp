@@ -34,12 +34,14 @@ TEST_CASE("CompressionKernels: the CPU set is named cpu and is one object", "[nu
 TEST_CASE("CompressedAllreduce: a recording kernel set sees every 1-bit kernel and changes no bit", "[numerics]")
 {
   const auto rec = recorded(ccsim::test::run_compressed_allreduce);
-  // Per call with W = 4: W worker compressions + W server compressions, W servers x W workers' chunks
-  // accumulated, W server chunks unpacked (nccl.py l.65–164). 3 calls.
-  CHECK(rec.calls("compress_with_feedback") == 3 * (4 + 4));
-  CHECK(rec.calls("accumulate_signs") == 3 * 4 * 4);
-  CHECK(rec.calls("unpack_signs") == 3 * 4);
-  CHECK(rec.called() == Names{"compress_with_feedback", "accumulate_signs", "unpack_signs"});
+  // Per call with W = 4 over 1000 values (padded to 1024, chunks of 256): W worker compressions, W server averages
+  // fused with their compression, and the server chunks unpacked (nccl.py l.65–164): chunks 0-2 lie inside the 1000
+  // values and go straight into each of the 4 buffers, chunk 3 reaches into the padding and is unpacked once.
+  // 3 calls.
+  CHECK(rec.calls("compress_compensated") == 3 * 4);
+  CHECK(rec.calls("compress_average") == 3 * 4);
+  CHECK(rec.calls("unpack_signs") == 3 * (3 * 4 + 1));
+  CHECK(rec.called() == Names{"compress_compensated", "compress_average", "unpack_signs"});
 }
 
 TEST_CASE("TwoLevelQuantizer: TLq-HS through a recording kernel set calls Hadamard and quantize and "

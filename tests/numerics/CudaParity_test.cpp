@@ -38,7 +38,7 @@ TEST_CASE("CudaParity: sign packing is bit-for-bit the CPU's", "[numerics][cuda]
   CHECK(cpu == gpu);
 }
 
-TEST_CASE("CudaParity: 1-bit compression with error feedback gives the CPU's scale and signs and error bit for bit",
+TEST_CASE("CudaParity: 1-bit compression with error feedback gives the CPU's scale and signs and state bit for bit",
           "[numerics][cuda]")
 {
   if (no_cuda_device())
@@ -47,19 +47,33 @@ TEST_CASE("CudaParity: 1-bit compression with error feedback gives the CPU's sca
   // hence the scale are identical. 8200 values: not a multiple of the 256-thread block.
   const std::size_t n = 8200;
   const auto x        = random_vector(n, 2);
-  auto e_cpu          = random_vector(n, 3);
-  auto e_gpu          = e_cpu;
+  auto c_cpu          = random_vector(n, 3);
+  auto c_gpu          = c_cpu;
+  float s_cpu = 0.5f, s_gpu = 0.5f;
   std::vector<std::uint8_t> b_cpu(n / 8), b_gpu(n / 8);
-  for (int call = 0; call < 3; ++call) { // the error carries over: later calls see a non-trivial compensation
-    const float s_cpu = cpu_kernels().compress_with_feedback(x.data(), e_cpu.data(), n, b_cpu.data());
-    const float s_gpu = cuda::cuda_kernels().compress_with_feedback(x.data(), e_gpu.data(), n, b_gpu.data());
+  for (int call = 0; call < 3; ++call) { // the state carries over: later calls see a non-trivial compensation
+    s_cpu = cpu_kernels().compress_compensated(x.data(), c_cpu.data(), s_cpu, n, b_cpu.data());
+    s_gpu = cuda::cuda_kernels().compress_compensated(x.data(), c_gpu.data(), s_gpu, n, b_gpu.data());
     CHECK(s_gpu == s_cpu);
     CHECK(b_gpu == b_cpu);
-    CHECK(e_gpu == e_cpu);
+    CHECK(c_gpu == c_cpu);
   }
+  // The server's fused average of 5 workers' signs.
+  std::vector<std::vector<std::uint8_t>> signs(5, std::vector<std::uint8_t>(n / 8));
+  std::vector<const std::uint8_t*> workers;
+  for (std::size_t w = 0; w < 5; ++w) {
+    pack_signs(random_vector(n, 10 + static_cast<unsigned>(w)).data(), n, signs[w].data());
+    workers.push_back(signs[w].data());
+  }
+  const std::vector<float> scaled = {0.1f, 0.3f, 0.05f, 0.2f, 0.7f};
+  s_cpu = cpu_kernels().compress_average(workers.data(), scaled.data(), 5, c_cpu.data(), s_cpu, n, b_cpu.data());
+  s_gpu = cuda::cuda_kernels().compress_average(workers.data(), scaled.data(), 5, c_gpu.data(), s_gpu, n, b_gpu.data());
+  CHECK(s_gpu == s_cpu);
+  CHECK(b_gpu == b_cpu);
+  CHECK(c_gpu == c_cpu);
 }
 
-TEST_CASE("CudaParity: sign unpacking and sign accumulation are bit-for-bit the CPU's", "[numerics][cuda]")
+TEST_CASE("CudaParity: sign unpacking is bit-for-bit the CPU's", "[numerics][cuda]")
 {
   if (no_cuda_device())
     return;
@@ -69,12 +83,6 @@ TEST_CASE("CudaParity: sign unpacking and sign accumulation are bit-for-bit the 
   std::vector<float> cpu(1032), gpu(1032);
   cpu_kernels().unpack_signs(bits.data(), 1032, 0.25f, cpu.data());
   cuda::cuda_kernels().unpack_signs(bits.data(), 1032, 0.25f, gpu.data());
-  CHECK(cpu == gpu);
-  // Accumulating into values that are not multiples of the scale: one fp32 rounding per add, as on the CPU.
-  cpu = random_vector(1032, 6);
-  gpu = cpu;
-  cpu_kernels().accumulate_signs(bits.data(), 1032, 0.1f, cpu.data());
-  cuda::cuda_kernels().accumulate_signs(bits.data(), 1032, 0.1f, gpu.data());
   CHECK(cpu == gpu);
 }
 

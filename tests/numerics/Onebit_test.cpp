@@ -32,19 +32,24 @@ TEST_CASE("OnebitLayout: padding to a multiple of W·lcm(W / 8)", "[numerics]")
   CHECK(l.wire_bytes_per_worker() == 2 * 96 + 24);
 }
 
-TEST_CASE("compress_with_feedback: sent + new error equals input + old error exactly", "[numerics]")
+TEST_CASE("compress_compensated: sent + new error equals input + old error exactly", "[numerics]")
 {
+  // A first call from a zero state leaves some error e0 = c0 - s0·sign(c0); the second call's identity is
+  // unpack(bits, s1) + e1 == x + e0, to fp32 rounding (one subtraction each side).
   std::mt19937 rng(7);
   std::normal_distribution<float> d;
-  std::vector<float> x(64), err(64), original(64), old_err(64);
+  std::vector<float> first(64), x(64), c(64, 0.0f), old_err(64), err(64);
   for (int i = 0; i < 64; ++i)
-    x[i] = original[i] = d(rng), err[i] = old_err[i] = 0.1f * d(rng);
+    first[i] = 0.1f * d(rng), x[i] = d(rng);
   std::vector<std::uint8_t> bits(8);
-  const float scale = compress_with_feedback(x.data(), err.data(), 64, bits.data());
+  const float s0 = compress_compensated(first.data(), c.data(), 0.0f, 64, bits.data());
+  feedback_error(c.data(), s0, 64, old_err.data());
+  const float s1 = compress_compensated(x.data(), c.data(), s0, 64, bits.data());
+  feedback_error(c.data(), s1, 64, err.data());
   std::vector<float> sent(64);
-  unpack_signs(bits.data(), 64, scale, sent.data());
+  unpack_signs(bits.data(), 64, s1, sent.data());
   for (int i = 0; i < 64; ++i)
-    CHECK(sent[i] + err[i] == Approx(original[i] + old_err[i]).margin(1e-6));
+    CHECK(sent[i] + err[i] == Approx(x[i] + old_err[i]).margin(1e-6));
 }
 
 TEST_CASE("CompressedAllreduce: DeepSpeed's two-worker vector (notes §1.6) over two iterations", "[numerics]")

@@ -138,17 +138,30 @@ TEST_CASE("SimdParity: 1-bit compression with error feedback is bit-identical to
   for (auto& v : xf)
     if (!std::isfinite(v))
       v = -2.0f;
+  // 4104 values: 256 blocks of 16 and a tail of 8 for the AVX-512 pass; the server averages 3 workers' signs.
+  std::vector<std::vector<std::uint8_t>> signs(3, std::vector<std::uint8_t>(xf.size() / 8));
+  std::vector<const std::uint8_t*> workers;
+  for (std::size_t w = 0; w < 3; ++w) {
+    pack_signs(awkward_vector(xf.size(), 20 + static_cast<unsigned>(w)).data(), xf.size(), signs[w].data());
+    workers.push_back(signs[w].data());
+  }
+  const float scaled[] = {0.25f, 0.125f, 1.5f};
   for (SimdLevel level : vector_levels()) {
-    std::vector<float> err_want(xf.size(), 0.25f), err_got(err_want);
-    std::vector<std::uint8_t> bits_want(xf.size() / 8), bits_got(xf.size() / 8);
+    std::vector<float> c_want(xf.size(), 0.25f), c_got(c_want), a_want(c_want), a_got(c_want);
+    std::vector<std::uint8_t> bits_want(xf.size() / 8), bits_got(xf.size() / 8), abits_want(bits_want), abits_got(bits_want);
     set_simd_level(SimdLevel::SCALAR);
-    const float s_want = compress_with_feedback(xf.data(), err_want.data(), xf.size(), bits_want.data());
+    const float s_want  = compress_compensated(xf.data(), c_want.data(), 0.5f, xf.size(), bits_want.data());
+    const float as_want = compress_average(workers.data(), scaled, 3, a_want.data(), 0.5f, xf.size(), abits_want.data());
     set_simd_level(level);
-    const float s_got = compress_with_feedback(xf.data(), err_got.data(), xf.size(), bits_got.data());
+    const float s_got  = compress_compensated(xf.data(), c_got.data(), 0.5f, xf.size(), bits_got.data());
+    const float as_got = compress_average(workers.data(), scaled, 3, a_got.data(), 0.5f, xf.size(), abits_got.data());
     INFO(to_string(level));
     CHECK(std::memcmp(&s_got, &s_want, 4) == 0);
     CHECK(bits_got == bits_want);
-    CHECK(std::memcmp(err_got.data(), err_want.data(), 4 * xf.size()) == 0);
+    CHECK(std::memcmp(c_got.data(), c_want.data(), 4 * xf.size()) == 0);
+    CHECK(std::memcmp(&as_got, &as_want, 4) == 0);
+    CHECK(abits_got == abits_want);
+    CHECK(std::memcmp(a_got.data(), a_want.data(), 4 * xf.size()) == 0);
   }
 }
 

@@ -48,9 +48,9 @@ Outputs run_all(std::size_t n, std::size_t nh)
   // The 1-bit compressor takes a multiple of 8 (its contract): 100,008 leaves a tail of 8 after the 16-wide blocks.
   const std::size_t n8 = n / 8 * 8 + 8;
   const auto x8        = normal(n8, 13);
-  o.error = normal(n8, 11);
+  o.error = normal(n8, 11); // the compensated state, updated in place
   o.bits.resize(n8 / 8);
-  o.onebit_scale = compress_with_feedback(x8.data(), o.error.data(), n8, o.bits.data());
+  o.onebit_scale = compress_compensated(x8.data(), o.error.data(), 0.75f, n8, o.bits.data());
   return o;
 }
 

@@ -2,6 +2,7 @@
 #include "workloads/proxy/Mlp.hpp"
 
 #include "workloads/proxy/CrossEntropy.hpp"
+#include "workloads/proxy/MatrixProducts.hpp"
 
 #include <cmath>
 #include <random>
@@ -46,10 +47,16 @@ void Mlp::sample(int n, std::uint64_t shard, std::uint64_t step, Mat& x, std::ve
   x = Mat(in_, n);
   for (long i = 0; i < x.size(); ++i)
     x.data()[i] = d(rng);
-  const Mat logits = teacher2_ * (teacher1_ * x).cwiseMax(0.0f);
+  const Mat hidden = times(cview(teacher1_), cview(x)).cwiseMax(0.0f);
+  const Mat logits = times(cview(teacher2_), cview(hidden));
   labels.resize(static_cast<std::size_t>(n));
-  for (int j = 0; j < n; ++j)
-    logits.col(j).maxCoeff(&labels[static_cast<std::size_t>(j)]);
+  for (int j = 0; j < n; ++j) { // the first largest logit
+    int best = 0;
+    for (int c = 1; c < logits.rows(); ++c)
+      if (logits(c, j) > logits(best, j))
+        best = c;
+    labels[static_cast<std::size_t>(j)] = best;
+  }
 }
 
 double Mlp::loss(const Vec& p, const Mat& x, const std::vector<int>& labels, Vec* grad) const
@@ -58,9 +65,9 @@ double Mlp::loss(const Vec& p, const Mat& x, const std::vector<int>& labels, Vec
   const Eigen::Map<const Vec> b1(p.data() + layout_[1].offset, hid_);
   const Eigen::Map<const Mat> W2(p.data() + layout_[2].offset, out_, hid_);
   const Eigen::Map<const Vec> b2(p.data() + layout_[3].offset, out_);
-  const Mat pre = (W1 * x).colwise() + b1;
+  const Mat pre = times(cview(W1), cview(x)).colwise() + b1;
   const Mat h   = pre.cwiseMax(0.0f);
-  const Mat z   = (W2 * h).colwise() + b2;
+  const Mat z   = times(cview(W2), cview(h)).colwise() + b2;
   Mat dz; // (softmax - onehot) / batch
   const double mean = column_cross_entropy(z, labels, grad != nullptr ? &dz : nullptr);
   if (grad != nullptr) {
@@ -69,11 +76,11 @@ double Mlp::loss(const Vec& p, const Mat& x, const std::vector<int>& labels, Vec
     Eigen::Map<Vec> gb1(grad->data() + layout_[1].offset, hid_);
     Eigen::Map<Mat> gW2(grad->data() + layout_[2].offset, out_, hid_);
     Eigen::Map<Vec> gb2(grad->data() + layout_[3].offset, out_);
-    gW2            = dz * h.transpose();
-    gb2            = dz.rowwise().sum();
-    const Mat dh   = (W2.transpose() * dz).cwiseProduct((pre.array() > 0).cast<float>().matrix());
-    gW1            = dh * x.transpose();
-    gb1            = dh.rowwise().sum();
+    gW2            = times(cview(dz), cview(h).transposed());
+    gb2            = row_sums(dz);
+    const Mat dh   = times(cview(W2).transposed(), cview(dz)).cwiseProduct((pre.array() > 0).cast<float>().matrix());
+    gW1            = times(cview(dh), cview(x).transposed());
+    gb1            = row_sums(dh);
   }
   return mean;
 }

@@ -1,6 +1,8 @@
 // Stage-wise forward/backward of the pipelined MLP proxy.
 #include "workloads/proxy/StagedMlp.hpp"
 
+#include "workloads/proxy/MatrixProducts.hpp"
+
 #include <cmath>
 #include <random>
 
@@ -62,7 +64,7 @@ Mat StagedMlp::forward(const Vec& p, int s, const Mat& in) const
 {
   const Eigen::Map<const Mat> W(p.data() + w_[s], rows_[s], cols_[s]);
   const Eigen::Map<const Vec> b(p.data() + b_[s], rows_[s]);
-  Mat out = (W * in).colwise() + b;
+  Mat out = times(cview(W), cview(in)).colwise() + b;
   if (s < stages() - 1)
     out = out.cwiseMax(0.0f);
   return out;
@@ -73,12 +75,13 @@ Mat StagedMlp::backward(const Vec& p, int s, const Mat& in, const Mat& d_out, Ve
   const Eigen::Map<const Mat> W(p.data() + w_[s], rows_[s], cols_[s]);
   Mat dz = d_out;
   if (s < stages() - 1) {
-    const Mat pre = (W * in).colwise() + Eigen::Map<const Vec>(p.data() + b_[s], rows_[s]);
+    const Mat pre = times(cview(W), cview(in)).colwise() + Eigen::Map<const Vec>(p.data() + b_[s], rows_[s]);
     dz            = dz.cwiseProduct((pre.array() > 0).cast<float>().matrix());
   }
-  Eigen::Map<Mat>(grad.data() + w_[s], rows_[s], cols_[s]) += dz * in.transpose();
-  Eigen::Map<Vec>(grad.data() + b_[s], rows_[s]) += dz.rowwise().sum();
-  return W.transpose() * dz;
+  numerics::fixed_gemm(cview(dz), cview(in).transposed(), numerics::col_major(grad.data() + w_[s], rows_[s], cols_[s]),
+                       /*accumulate=*/true);
+  Eigen::Map<Vec>(grad.data() + b_[s], rows_[s]) += row_sums(dz);
+  return times(cview(W).transposed(), cview(dz));
 }
 
 double StagedMlp::eval_loss(const Vec& params) const
