@@ -2,6 +2,8 @@
 // the run (GPUs, tp x pp, the batch rules, the memory), and plan the algorithm's step. See ResolvedRun.hpp.
 #include "api/run/ResolvedRun.hpp"
 
+#include "sim/compute/CostModel.hpp"
+
 #include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
@@ -264,6 +266,20 @@ ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
   const bool full = req.recompute || work.recompute == sim::Recompute::FULL || (r.recompute && work.architecture.has_value());
   s.recompute     = full ? sim::Recompute::FULL : work.recompute;
   s.sequence_parallel = work.sequence_parallel && s.tp > 1;
+
+  // --- compute priced per operator runs the GEMMs in a format the GPU's tensor cores must have
+  if (!topo.gpu.sustained_flops && topo.gpu.compute &&
+      !work.find_compute(topo.gpu.name, s.micro_batch, s.seq_len, s.tp, topo.software)) {
+    const sim::Precision p = sim::compute_split(topo, work, s).precision;
+    if (!topo.gpu.compute->rate(p)) {
+      std::string formats;
+      for (const auto& [format, rate] : topo.gpu.compute->rates)
+        formats += (formats.empty() ? "" : ", ") + sim::to_string(format);
+      throw io::InputError(work.path, "/defaults/precision",
+                           fmt::format("{} GEMMs, but the {} of topology {} runs {} (gpu.compute.tensor_tflops)",
+                                       sim::to_string(p), topo.gpu.name, topo.name, formats));
+    }
+  }
 
   // --- the plan, once the shape is whole: recomputation and sequence parallelism change the tensor-parallel traffic
   try {

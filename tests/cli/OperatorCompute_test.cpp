@@ -92,3 +92,16 @@ TEST_CASE("ccsim simulate: a sustained rate in the topology overrides the per-op
   CHECK_FALSE(d.contains("operators"));
   CHECK(d["config"]["compute_source"].get<std::string>().rfind("flops:", 0) == 0);
 }
+
+TEST_CASE("ccsim simulate: a GEMM format the GPU does not run is one line naming the workload's precision", "[cli]")
+{
+  // The A100 has no FP8 tensor cores (its compute block lists tf32, fp16 and bf16).
+  auto work = nlohmann::json::parse(ccsim::test::read_file(std::string(CCSIM_SOURCE_DIR) + "/workloads/llama3-8b.json"));
+  work["defaults"]["precision"] = "fp8";
+  const auto path = write_temp_file("llama3-8b-fp8.json", work.dump());
+  const auto r    = run_ccsim("simulate --topology a100x8-ib200x8 --workload " + path + " --algorithm megatron-dp --gpus 8");
+  CHECK(r.exit_code == 2);
+  CHECK(ccsim::test::line_count(r.err) == 1);
+  CHECK(r.err.find(path + ": /defaults/precision: fp8 GEMMs, but the A100 of topology a100x8-ib200x8 runs tf32, fp16, "
+                          "bf16 (gpu.compute.tensor_tflops)") != std::string::npos);
+}
