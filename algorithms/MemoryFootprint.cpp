@@ -47,8 +47,12 @@ MemoryFootprint memory_footprint(const PlanAlgorithm& algorithm, const sim::Work
   const auto& arch = work.architecture;
   const bool sp    = work.sequence_parallel;
   const auto seq   = static_cast<std::int64_t>(s);
-  const double per_layer = arch ? sim::activation_bytes_per_layer(*arch, shape.micro_batch, seq, shape.tp, sp)
-                                : s * b * h * (10 + 24 / t + 5 * a * s / (h * t));
+  // Selective recomputation (Korthikanti §5) stores what a FlashAttention layer stores: no score matrices.
+  auto stored = arch;
+  if (stored && work.recompute == sim::Recompute::SELECTIVE)
+    stored->flash_attention = true;
+  const double per_layer = stored ? sim::activation_bytes_per_layer(*stored, shape.micro_batch, seq, shape.tp, sp)
+                                  : s * b * h * (10 + 24 / t + 5 * a * s / (h * t));
   const double kept_per_layer =
       arch ? sim::recomputed_activation_bytes_per_layer(*arch, shape.micro_batch, seq, shape.tp, sp) : 2 * s * b * h;
   const double layers       = std::ceil(static_cast<double>(work.layers) / shape.pp);
@@ -65,7 +69,9 @@ MemoryFootprint memory_footprint(const PlanAlgorithm& algorithm, const sim::Work
       fmt::format("{} layers x {} micro-batch(es) in flight, {}", layers, in_flight,
                   !arch ? "Korthikanti et al. 2022 eq. 2"
                         : fmt::format("Korthikanti et al. 2022 eq. 2 adapted to the architecture ({}{})",
-                                      arch->flash_attention ? "FlashAttention" : "attention scores stored",
+                                      arch->flash_attention                       ? "FlashAttention"
+                                      : work.recompute == sim::Recompute::SELECTIVE ? "attention core recomputed"
+                                                                                  : "attention scores stored",
                                       sp && shape.tp > 1 ? ", sequence parallel" : ""));
   return m;
 }

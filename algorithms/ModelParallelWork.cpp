@@ -29,7 +29,9 @@ void add_closed_form_work(sim::PhasePlan& phase, const sim::StepShape& s)
 /// - with tp > 1 each tensor-parallel rank sends 1/tp of a stage boundary's activations, as Megatron's
 ///   scatter/gather optimisation and sequence parallelism do (Narayanan et al. 2021 §4.1); the closed form sends it
 ///   whole from every rank;
-/// - a mixture of experts adds the expert-parallel all-to-alls.
+/// - a mixture of experts adds the expert-parallel all-to-alls;
+/// - full recomputation repeats the forward's two all-reduces per layer, and sequence parallelism re-gathers two
+///   inputs per layer in backward (one all-reduce's bytes).
 void add_architecture_work(sim::PhasePlan& phase, const sim::StepShape& s, const sim::TransformerArchitecture& arch)
 {
   const std::uint64_t stage_layers = (static_cast<std::uint64_t>(s.layers) + s.pp - 1) / s.pp;
@@ -47,7 +49,13 @@ void add_architecture_work(sim::PhasePlan& phase, const sim::StepShape& s, const
   }
   if (s.tp < 2)
     return;
-  const std::uint64_t all_reduces = sim::kTpAllReducesPerLayer * stage_layers + (s.pp == 1 ? 2 : 1);
+  // Per layer: Megatron's two forward and two backward all-reduces; full recomputation runs the forward's two again
+  // (its checkpointed function holds them); sequence parallelism's backward gathers the inputs of QKV and FC1 again
+  // (only the local shard was kept: Megatron's LinearWithGradAccumulationAndAsyncCommunication), two all-gathers that
+  // move the bytes of one all-reduce.
+  const std::uint64_t per_layer = sim::kTpAllReducesPerLayer + (s.recompute == sim::Recompute::FULL ? 2 : 0) +
+                                  (s.sequence_parallel ? 1 : 0);
+  const std::uint64_t all_reduces = per_layer * stage_layers + (s.pp == 1 ? 2 : 1);
   const std::uint64_t per_micro_batch = all_reduces * sim::tp_all_reduce_bytes(arch, s.micro_batch, s.seq_len);
   phase.ops.insert(phase.ops.begin(), collective("tensor-parallel activations", sim::Collective::ALL_REDUCE,
                                                  sim::GroupKind::TENSOR_PARALLEL, per_micro_batch * steps,

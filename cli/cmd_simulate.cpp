@@ -15,6 +15,40 @@
 namespace ccsim::cli {
 
 namespace {
+/// The per-operator model's account of one layer: one line, and with --wide every kernel.
+void print_operators(const OperatorsResult& o)
+{
+  const auto& l = o.layer;
+  std::cout << wrap_text(fmt::format("compute per operator ({} GEMMs, recompute {}): one layer per micro-batch {:.4g} ms "
+                                     "forward, {:.4g} ms backward, {:.4g} ms recomputed; the pace is stage {} of {} ({} "
+                                     "layers){}",
+                                     o.precision, o.recompute, l.forward_ms, l.backward_ms, l.recompute_ms,
+                                     o.slowest_stage + 1, o.layers_per_stage.size(),
+                                     o.layers_per_stage[static_cast<std::size_t>(o.slowest_stage)],
+                                     table_width() == 0 ? "" : " (--wide lists every kernel)"),
+                         table_width())
+            << "\n";
+  if (table_width() != 0)
+    return;
+  Table t({"block", "kernel", "pass", "m x n x k (batch)", "tile / split-k / waves", "time (ms)", "TFLOP/s", "GB/s",
+           "bound"});
+  auto add = [&t](const std::string& block, const OperatorBlock& b) {
+    for (const auto& op : b.ops) {
+      const double s = op.time_ms / 1e3;
+      t.add_row({block, op.name, op.pass,
+                 op.kind == "gemm" ? fmt::format("{:.0f} x {:.0f} x {:.0f} ({:.0f})", op.m, op.n, op.k, op.batch) : op.kind,
+                 op.kind == "gemm" ? fmt::format("{} / {} / {:.0f}", op.tile, op.split_k, op.waves) : "",
+                 format_number(op.time_ms), op.flops > 0 ? format_number(op.flops / s / 1e12) : "",
+                 format_number(op.bytes / s / 1e9), op.bound});
+    }
+  };
+  add("layer", o.layer);
+  add("embedding", o.embedding);
+  add("output", o.output);
+  std::cout << "\n";
+  t.print(std::cout, table_width());
+}
+
 void print_table(const SimulationReport& r)
 {
   const auto& cfg = r.config;
@@ -68,6 +102,8 @@ void print_table(const SimulationReport& r)
                            !mem.fit.capacity_gb ? to_string(mem.fit.verdict)
                                                 : fmt::format("{} of {:.0f} GB", to_string(mem.fit.verdict),
                                                               *mem.fit.capacity_gb));
+  if (r.operators)
+    print_operators(*r.operators);
   if (r.links) {
     Table l({"busiest link", "bytes (MB)", "utilisation (%)"});
     for (const auto& link : *r.links)
@@ -105,9 +141,9 @@ int cmd_simulate(const std::vector<std::string>& args)
   line.finish();
   write_simulate_files(req, report);
   const nlohmann::json doc = to_json(report);
-  // CSV: one row, the document's fields as columns (phases.<name>.step_time_s, ...); the per-link time series stays
-  // in the JSON.
-  if (!print_json_or_csv(format, doc, {doc}, {"links_over_time"}))
+  // CSV: one row, the document's fields as columns (phases.<name>.step_time_s, ...); the per-link time series and the
+  // per-operator breakdown stay in the JSON.
+  if (!print_json_or_csv(format, doc, {doc}, {"links_over_time", "operators"}))
     print_table(report);
   return 0;
 }

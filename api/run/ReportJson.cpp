@@ -4,6 +4,7 @@
 
 #include "api/run/JsonFields.hpp"
 #include "api/run/Metrics.hpp"
+#include "api/run/OperatorsJson.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -224,6 +225,8 @@ json to_json(const SimulationReport& r)
               {"sim", {{"wall_s", r.wall_s}, {"events", r.events}, {"fidelity", r.fidelity}}}};
   if (r.model)
     doc["model"] = model_json(*r.model);
+  if (r.operators)
+    doc["operators"] = to_json(*r.operators);
   if (r.ranks_idle_s)
     doc["ranks_idle_s"] = *r.ranks_idle_s;
   if (r.links) {
@@ -306,6 +309,8 @@ SimulationReport report_from_json(const json& doc)
 
   if (doc.contains("model"))
     r.model = read_model(doc["model"]);
+  if (doc.contains("operators"))
+    r.operators = operators_from_json(doc["operators"]);
 
   const json& sim = json_field(doc, "sim", "/");
   r.wall_s        = json_number(sim, "wall_s", "/sim/");

@@ -2,6 +2,8 @@
 // the run (GPUs, tp x pp, the batch rules, the memory), and plan the algorithm's step. See ResolvedRun.hpp.
 #include "api/run/ResolvedRun.hpp"
 
+#include "sim/compute/CostModel.hpp"
+
 #include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
@@ -313,12 +315,37 @@ void check_memory(const SimulateRequest& req, ResolvedRun& r)
                       algo->parallelism() == algorithms::Parallelism::SHARDED_DATA_PARALLEL ? ""
                                                                                             : ", use a sharded algorithm"));
   }
-  r.recompute = r.memory_fit.verdict == MemoryVerdict::FITS_WITH_RECOMPUTATION || req.recompute;
-  // The recomputed forward passes are charged where compute is the model's FLOPs over the GPU's sustained rate (a
-  // workload from its architecture: those FLOPs count no recomputation), or when asked for. The papers' workloads
-  // keep their calibrated compute, fitted to the papers' measured steps, which already hold whatever their systems
-  // recomputed (docs/overlap.md).
-  s.recompute_activations = req.recompute || (r.recompute && work.architecture.has_value());
+  r.recompute = r.memory_fit.verdict == MemoryVerdict::FITS_WITH_RECOMPUTATION || req.recompute ||
+                work.recompute == sim::Recompute::FULL;
+  // The recomputed forward passes are charged where compute is priced from the model (FLOPs over a sustained rate, or
+  // per operator: a workload from its architecture counts no recomputation), when asked for (--recompute), or when
+  // the workload's recipe recomputes (defaults.recompute: full, or selective, the attention core only). The papers'
+  // workloads keep their calibrated compute, fitted to the papers' measured steps, which already hold whatever their
+  // systems recomputed (docs/overlap.md).
+  const bool full =
+      req.recompute || work.recompute == sim::Recompute::FULL || (r.recompute && work.architecture.has_value());
+  s.recompute     = full ? sim::Recompute::FULL : work.recompute;
+  s.sequence_parallel = work.sequence_parallel && s.tp > 1;
+}
+
+/// Compute priced per operator runs the GEMMs in a format the GPU's tensor cores must have.
+void check_precision(ResolvedRun& r)
+{
+  const sim::Topology& topo = r.topo;
+  const sim::Workload& work = r.work;
+  const sim::StepShape& s   = r.shape;
+  if (!topo.gpu.sustained_flops && topo.gpu.compute &&
+      !work.find_compute(topo.gpu.name, s.micro_batch, s.seq_len, s.tp, topo.software)) {
+    const sim::Precision p = sim::compute_split(topo, work, s).precision;
+    if (!topo.gpu.compute->rate(p)) {
+      std::string formats;
+      for (const auto& [format, rate] : topo.gpu.compute->rates)
+        formats += (formats.empty() ? "" : ", ") + sim::to_string(format);
+      throw io::InputError(work.path, "/defaults/precision",
+                           fmt::format("{} GEMMs, but the {} of topology {} runs {} (gpu.compute.tensor_tflops)",
+                                       sim::to_string(p), topo.gpu.name, topo.name, formats));
+    }
+  }
 }
 
 /// Stragglers: every GPU's compute speed (its node's, times its own) and the random per-step noise.
@@ -339,7 +366,6 @@ void draw_stragglers(const SimulateRequest& req, ResolvedRun& r)
     stragglers.rank_scale[rank] = factor * (stragglers.rank_scale.count(rank) ? stragglers.rank_scale[rank] : 1);
   }
   r.straggling = stragglers.active() ? sim::straggler_effect(stragglers, s.gpus) : sim::StragglerEffect{};
-
 }
 } // namespace
 
@@ -351,8 +377,10 @@ ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
   const ShapeParams given = read_params(req, r);
   resolve_split(req, given, r);
   resolve_batch(req, given, r);
-  plan_step(req, r);
   check_memory(req, r);
+  check_precision(r);
+  // The plan once the shape is whole: recomputation and sequence parallelism change the tensor-parallel traffic.
+  plan_step(req, r);
   draw_stragglers(req, r);
   r.links = req.links;
   r.trace = req.trace;

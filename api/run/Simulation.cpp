@@ -3,6 +3,7 @@
 #include "api/run/Simulation.hpp"
 
 #include "api/run/TraceJson.hpp"
+#include "api/run/OperatorsJson.hpp"
 #include "api/run/Intervals.hpp"
 #include "api/run/ReportChecks.hpp"
 #include "api/run/ReportJson.hpp"
@@ -128,6 +129,8 @@ SimulationReport simulate(const ResolvedRun& run)
   m.activations_note              = mem.activations_note;
   if (work.architecture)
     out.model = model_result(work, s);
+  if (report.compute.operators)
+    out.operators = operators_result(*report.compute.operators, report.compute.precision, s.recompute);
 
   auto& c                       = out.config;
   c.topology                    = topo.name;

@@ -66,6 +66,36 @@ struct ModelResult {
   double activation_bytes_per_layer    = 0; // one micro-batch on one tensor-parallel rank, stored for backward
 };
 
+/// One kernel of the per-operator compute model (sim/compute/OperatorCost.hpp).
+struct OperatorResult {
+  std::string name;
+  std::string pass;  // "forward" | "backward" | "recompute"
+  std::string kind;  // "gemm" | "attention" | "elementwise"
+  std::string bound; // "compute" | "memory"
+  double time_ms = 0, flops = 0, bytes = 0;
+  // GEMMs: the shape and the kernel configuration the model chose.
+  double m = 0, n = 0, k = 0, batch = 0;
+  std::string tile; // "256x128"
+  int split_k  = 0;
+  double waves = 0;
+};
+
+/// A block of kernels (one layer, the embedding, the output layer) with its totals per pass.
+struct OperatorBlock {
+  double forward_ms = 0, backward_ms = 0, recompute_ms = 0;
+  std::vector<OperatorResult> ops;
+};
+
+/// What the per-operator model charged for one micro-batch, when it priced the run: the kernels of one layer, of
+/// the embedding and of the output layer, and the pipeline stage that sets the pace.
+struct OperatorsResult {
+  std::string precision; // the GEMMs' number format
+  std::string recompute; // "none" | "selective" | "full"
+  std::vector<int> layers_per_stage;
+  int slowest_stage  = 0; // 0-based
+  OperatorBlock layer, embedding, output;
+};
+
 /// The random and fixed stragglers of a run (sim/compute/Stragglers.hpp), when it has any.
 struct StragglerResult {
   double compute_factor = 1;
@@ -124,6 +154,7 @@ struct SimulationReport {
   double memory_gb_per_gpu = 0;
   MemoryResult memory;
   std::optional<ModelResult> model; // workloads with an architecture
+  std::optional<OperatorsResult> operators; // compute priced per operator (sim/compute/OperatorCost.hpp)
   std::vector<PhaseResult> phases;
   RunConfig config;
   double wall_s        = 0; // sim.wall_s: simulator wall-clock seconds

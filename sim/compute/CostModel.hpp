@@ -1,26 +1,44 @@
 #pragma once
 // What the step engine charges for the work that is not communication: a micro-batch's forward and backward, a
 // compression kernel, an optimizer step — each from the workload's measurements for this GPU when it has them, else
-// from the GPU's rates (sustained FLOP/s, kernel GB/s, memory bandwidth).
+// from the GPU's rates: one sustained FLOP/s where the topology sets it (gpu.sustained_tflops), otherwise the
+// per-operator model (sim/compute/OperatorCost.hpp) from the GPU's compute block.
 
+#include "sim/compute/OperatorCost.hpp"
 #include "sim/model/CommPlan.hpp"
 #include "sim/platform/Topology.hpp"
 #include "sim/model/Workload.hpp"
 
+#include <optional>
 #include <string>
 
 namespace ccsim::sim {
 
 /// Compute of one micro-batch on one GPU (its tensor/pipeline share).
 struct ComputeTimes {
-  double forward_s = 0;
-  double backward_s = 0;
-  std::string source; // "profile: <source>" or "flops: ..."
+  double forward_s   = 0;
+  double backward_s  = 0; // without recomputation
+  double recompute_s = 0; // what activation recomputation adds to each backward pass (StepShape::recompute)
+  std::string source;     // "profile: <source>", "flops: ..." or "operators: ..."
+  /// The per-operator model's account of the micro-batch (one layer's kernels, the stages), when it priced the run.
+  std::optional<ModelCompute> operators;
+  Precision precision = Precision::BF16; // the GEMMs' format (the per-operator model only)
 };
 
-/// The workload's profile for this GPU, micro-batch, sequence length and tp if there is one; else FLOPs over
-/// the GPU's sustained rate, split 1/3 forward, 2/3 backward. Divided over pipeline stages.
+/// The workload's profile for this GPU, micro-batch, sequence length and tp if there is one; else FLOPs over the
+/// GPU's sustained rate (split 1/3 forward, 2/3 backward) when the topology sets one; else the per-operator model of
+/// the workload's architecture (or, without one, of GPT layers of its sizes, scaled to its FLOPs), the pipeline's
+/// slowest stage. Recomputation: a full one repeats the forward; a selective one the attention core (its share of the
+/// forward FLOPs where the time is not per operator).
 ComputeTimes compute_times(const Topology& topo, const Workload& workload, const StepShape& shape);
+
+/// The per-operator model's inputs for this run: the GEMMs' format (the workload's defaults.precision, else the GPU's
+/// 16-bit one), the split and the recomputation mode.
+ComputeSplit compute_split(const Topology& topo, const Workload& workload, const StepShape& shape);
+
+/// The architecture the per-operator model prices: the workload's, or GPT layers of its hidden size, heads, layers,
+/// sequence and vocabulary (4h GELU FFN, LayerNorm, biases, learned positions, dropout, unfused attention).
+TransformerArchitecture priced_architecture(const Workload& workload);
 
 /// Seconds of the optimizer update of `op` on one GPU.
 double optimizer_seconds(const Topology& topo, const Workload& workload, const OptimizerOp& op);

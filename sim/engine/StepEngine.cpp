@@ -89,8 +89,7 @@ StepReport simulate_step(const Topology& topo, const Workload& workload, const S
   c.workload = &workload;
   c.plan     = &plan;
   c.compute  = compute_times(topo, workload, shape);
-  if (shape.recompute_activations) // the recomputed forward runs inside every backward pass
-    c.compute.backward_s += c.compute.forward_s;
+  c.compute.backward_s += c.compute.recompute_s; // the recomputed forward runs inside every backward pass
   c.nominal  = c.compute;
   c.rank_inverse_scale = options.rank_inverse_scale;
   c.noise_factor       = options.noise_factor;

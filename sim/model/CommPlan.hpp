@@ -4,6 +4,7 @@
 // per phase; the step engine decides *how* it runs on the simulated cluster. No algorithm is hard-coded
 // in sim/.
 
+#include "sim/model/TrainingRecipe.hpp"
 #include "sim/model/TransformerArchitecture.hpp"
 
 #include <cstdint>
@@ -132,9 +133,12 @@ struct StepShape {
   std::optional<TransformerArchitecture> architecture;
   bool merge_node_pairs = false; // FAST fidelity on a cluster where sim::merge_node_pairs is exact (set by the caller)
   OverlapSettings overlap;       // what the modelled system overlaps (the engine reads it; plans only flag ops)
-  /// Full activation recomputation: every backward pass first runs its micro-batch's forward again (Chen et al. 2016;
-  /// Korthikanti et al. 2022 §2), so the engine charges backward + forward for each backward.
-  bool recompute_activations = false;
+  /// Activation recomputation: every backward pass first runs again the part of its micro-batch's forward the mode
+  /// names (Chen et al. 2016; Korthikanti et al. 2022 §2 and §5); the engine charges it in each backward
+  /// (sim::ComputeTimes::recompute_s).
+  Recompute recompute = Recompute::NONE;
+  /// Megatron's sequence parallelism (Korthikanti §4.2.2; the workload's defaults.sequence_parallel, with tp > 1).
+  bool sequence_parallel = false;
 };
 
 /// Whether `op` runs hidden under compute in a step of `shape`: a flagged gradient reduction with bucketed overlap,

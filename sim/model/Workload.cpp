@@ -82,6 +82,11 @@ void read_architecture_defaults(const io::JsonObject& root, const std::optional<
   w.sequence_parallel = d->boolean_or("sequence_parallel", false);
   if (w.sequence_parallel && !arch)
     d->fail_at("sequence_parallel", "needs an architecture block (the activation formula it changes)");
+  if (d->has("precision"))
+    w.precision = parse_precision(d->choice("precision", {"tf32", "fp16", "bf16", "fp8"}));
+  w.recompute = *parse_recompute(d->choice_or("recompute", {"none", "selective", "full"}, "none"));
+  if (w.recompute == Recompute::SELECTIVE && !arch)
+    d->fail_at("recompute", "selective recomputation needs an architecture block (the attention core it reruns)");
 }
 } // namespace
 
@@ -166,7 +171,7 @@ Workload workload_from_json(const nlohmann::json& doc, const std::string& path)
   }
   if (const auto d = root.object_if("defaults")) {
     d->allow_only({"global_batch", "micro_batch", "tp", "pp", "micro_batches", "grad_accumulation", "ep",
-                   "sequence_parallel"});
+                   "sequence_parallel", "precision", "recompute"});
     w.global_batch  = static_cast<std::uint64_t>(d->integer_in_or("global_batch", io::range::kBatch, 0));
     w.grad_accumulation = static_cast<int>(d->integer_in_or("grad_accumulation", io::range::kMicroBatches, 0));
     w.micro_batch   = static_cast<std::uint64_t>(d->integer_in_or("micro_batch", io::range::kBatch, 0));

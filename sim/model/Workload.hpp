@@ -3,6 +3,7 @@
 // papers measured on each GPU type. Loaded once, validated with JSON paths in every error.
 
 #include "sim/model/CommPlan.hpp"
+#include "sim/model/TrainingRecipe.hpp"
 #include "sim/model/TransformerArchitecture.hpp"
 
 #include <nlohmann/json.hpp>
@@ -60,6 +61,11 @@ struct Workload {
   std::optional<TransformerArchitecture> architecture;
   int ep = 1;                      // expert-parallel degree (defaults.ep; a mixture of experts only)
   bool sequence_parallel = false;  // defaults.sequence_parallel: Megatron's, with tp > 1 (architecture only)
+  /// defaults.precision: the GEMMs' number format in the per-operator model; absent: the GPU's 16-bit format.
+  std::optional<Precision> precision;
+  /// defaults.recompute: what the training recipe recomputes in backward (selective: architecture only). A run that
+  /// fits the GPUs' memory only with recomputation gets full recomputation whatever this says.
+  Recompute recompute = Recompute::NONE;
   /// "overlap": what the workload's training system overlaps with compute (docs/overlap.md); absent: nothing.
   OverlapSettings overlap;
   std::string overlap_source;      // overlap.source: the paper section or recipe it comes from

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/platform/GpuComputeJson.hpp"
 #include "sim/platform/NcclConfigJson.hpp"
 #include "io/JsonInput.hpp"
 
@@ -82,10 +83,21 @@ Topology topology_from_json(const nlohmann::json& doc, const std::string& path)
 
   const auto gpu = root.object("gpu");
   gpu.allow_only({"name", "sustained_tflops", "peak_tflops", "memory_gbps", "memory_gb", "kernel_gbps",
-                  "kernel_efficiency"});
-  t.gpu.name               = gpu.string("name");
-  t.gpu.sustained_flops    = gpu.number_in("sustained_tflops", io::range::kTflops) * 1e12;
-  t.gpu.peak_flops         = gpu.number_in_or("peak_tflops", io::range::kTflops, t.gpu.sustained_flops / 1e12) * 1e12;
+                  "kernel_efficiency", "compute"});
+  t.gpu.name = gpu.string("name");
+  if (gpu.has("sustained_tflops"))
+    t.gpu.sustained_flops = gpu.number_in("sustained_tflops", io::range::kTflops) * 1e12;
+  if (const auto compute = gpu.object_if("compute"))
+    t.gpu.compute = gpu_compute_from_json(*compute);
+  if (!t.gpu.sustained_flops && !t.gpu.compute)
+    gpu.fail("needs a compute block (the per-operator model) or sustained_tflops (one rate for every FLOP)");
+  // Reported only: the datasheet peak, else the 16-bit tensor peak of the compute block, else the sustained rate.
+  double peak_default = t.gpu.sustained_flops.value_or(0);
+  if (t.gpu.compute) {
+    const TensorRate* rate = t.gpu.compute->rate(t.gpu.compute->default_precision());
+    peak_default           = rate ? rate->peak_flops : t.gpu.compute->rates.begin()->second.peak_flops;
+  }
+  t.gpu.peak_flops = gpu.number_in_or("peak_tflops", io::range::kTflops, peak_default / 1e12) * 1e12;
   t.gpu.memory_bytes_per_s = gpu.number_in("memory_gbps", io::range::kMemoryGbps) * 1e9; // GB/s (1e9 bytes/s)
   t.gpu.kernel_efficiency  = gpu.number_in_or("kernel_efficiency", io::range::kFraction, 0.5); // share of memory_gbps
   if (gpu.has("memory_gb"))

@@ -3,6 +3,7 @@
 // the intra-node fabric, the NICs and the fabric between nodes, and the network model. Units are SI here;
 // the loader converts *_gbps (1e9 bit/s) and *_us once.
 
+#include "sim/platform/GpuCompute.hpp"
 #include "sim/platform/NcclConfig.hpp"
 
 #include <nlohmann/json.hpp>
@@ -30,8 +31,12 @@ enum class FabricKind {
 
 struct GpuSpec {
   std::string name;               // "V100", "A100", "H800": matches workload compute profiles
-  double sustained_flops = 0;     // FLOP/s sustained on the model's math (compute fallback without a profile)
+  /// FLOP/s sustained on every FLOP of every model (gpu.sustained_tflops): when given, it overrides the per-operator
+  /// model for a workload without a measured profile (the papers' presets calibrated with it keep it).
+  std::optional<double> sustained_flops;
   double peak_flops = 0;          // FLOP/s peak (reporting)
+  /// The per-operator model's view of the GPU (gpu.compute): GEMMs from their shapes, element-wise ops from their bytes.
+  std::optional<GpuCompute> compute;
   double memory_bytes_per_s = 0;  // HBM bandwidth
   std::optional<double> memory_bytes; // HBM capacity (gpu.memory_gb); without it no run is checked for fit
   std::map<std::string, double> kernel_bytes_per_s; // compression kernel throughput (input bytes/s)

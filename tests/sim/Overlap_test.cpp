@@ -212,7 +212,7 @@ TEST_CASE("Overlap: activation recomputation adds one forward pass per micro-bat
   auto s          = timed_shape(4, 1);
   const auto phase = sim::PhasePlan{"p", 1.0, {gradient_allreduce(1ull << 20)}, std::nullopt};
   const auto plain = run_phase(topo, w, s, phase);
-  s.recompute_activations = true;
+  s.recompute = sim::Recompute::FULL;
   const auto again = run_phase(topo, w, s, phase);
   CHECK(again[1] - plain[1] == Approx(3 * 0.010).epsilon(1e-12)); // micro-batches x forward
   CHECK(again[0] - plain[0] == Approx(3 * 0.010).epsilon(1e-9));

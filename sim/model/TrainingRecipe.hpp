@@ -1,0 +1,34 @@
+#pragma once
+// How a transformer is trained beyond its architecture: the number format its GEMMs run in, and which activations the
+// backward pass recomputes instead of storing (Korthikanti et al. 2022 §2 and §5). Both change what compute costs
+// (sim/compute/TransformerOps.hpp) and are a workload's run rule (workloads/SCHEMA.md, defaults.precision and
+// defaults.recompute).
+
+#include <optional>
+#include <string>
+
+namespace ccsim::sim {
+
+/// The tensor-core input format of a GEMM. Activations between GEMMs stay 16-bit in every format but TF32 (fp32);
+/// FP8 GEMMs read 1-byte inputs and write 16-bit outputs (Transformer Engine's recipe).
+enum class Precision { TF32, FP16, BF16, FP8 };
+
+/// Which part of each layer's forward the backward pass runs again.
+enum class Recompute {
+  NONE,      // every activation backward needs is stored
+  SELECTIVE, // the attention core only (QK^T, softmax, its dropout, attention over V): Korthikanti §5
+  FULL,      // the whole layer from its input (Chen et al. 2016; Megatron's --recompute-granularity full)
+};
+
+std::string to_string(Precision p);
+std::string to_string(Recompute r);
+/// "tf32", "fp16", "bf16", "fp8" (and "none", "selective", "full"); nullopt for anything else.
+std::optional<Precision> parse_precision(const std::string& name);
+std::optional<Recompute> parse_recompute(const std::string& name);
+
+/// Bytes of one GEMM input element in this format (TF32 tensors are stored as fp32).
+double input_bytes(Precision p);
+/// Bytes of one activation element stored between kernels (16-bit, fp32 for TF32 training).
+double activation_bytes(Precision p);
+
+} // namespace ccsim::sim
