@@ -182,7 +182,10 @@ void add_interval_coverage(ValidationResult& result)
     const auto w    = half_width(result.errors, e.regime, kind, [&](const ErrorRow& other) {
       return other.regime.topology == e.regime.topology && other.table == e.table && other.label == e.label;
     });
-    const bool in   = std::abs(e.error_pct) / 100 <= w.h;
+    // Inside the interval a report prints, [p (1 - h), p / (1 - h)] (Intervals.hpp): with p = y (1 + e), the truth y
+    // is inside exactly when -h <= e <= h / (1 - h).
+    const double err = e.error_pct / 100;
+    const bool in    = err >= -w.h && err <= w.h / (1 - w.h);
     const std::string key = e.regime.topology + " " + e.table;
     widths[key].push_back(100 * w.h);
     inside[key].push_back(in ? 100 : 0);

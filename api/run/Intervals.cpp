@@ -158,7 +158,7 @@ HalfWidth half_width(const PredictionErrors& errors, const Regime& r, MetricKind
 
 Interval interval_around(double prediction, const HalfWidth& width)
 {
-  return {prediction / (1 + width.h), prediction / (1 - width.h), width.why};
+  return {prediction * (1 - width.h), prediction / (1 - width.h), width.why};
 }
 
 Regime regime_of(const SimulationReport& report)
@@ -167,19 +167,47 @@ Regime regime_of(const SimulationReport& report)
   return {c.topology, c.workload, c.algorithm, c.gpus, c.tp, c.pp, c.inter_node_gbps};
 }
 
-std::map<Metric, Interval> prediction_intervals(const SimulationReport& report, const PredictionErrors& errors)
+namespace {
+/// How a throughput metric follows the step: the step itself, or a rate of it (samples/s = batch / step, TFLOP/s =
+/// FLOPs / step / GPUs), whose interval is the step's seen through p x step / t.
+bool is_rate_of_step(Metric m) { return m == Metric::SAMPLES_PER_S || m == Metric::TFLOPS_PER_GPU; }
+} // namespace
+
+std::map<Metric, Interval> prediction_intervals(const SimulationReport& report, const PredictionErrors& errors,
+                                                double peak_flops_per_gpu)
 {
   const Regime regime = regime_of(report);
   std::map<MetricKind, HalfWidth> widths; // one per kind, made when a metric of the kind first needs it
+  auto width_of = [&](MetricKind kind) -> const HalfWidth& {
+    auto width = widths.find(kind);
+    if (width == widths.end())
+      width = widths.emplace(kind, half_width(errors, regime, kind)).first;
+    return width->second;
+  };
+  // The step's interval, the one the throughput metrics are views of; its low end no shorter than the step's FLOPs
+  // take at the GPU's dense peak (TFLOP/s per GPU never above that peak).
+  const double step = report.step_time_s;
+  Interval step_range = interval_around(step, width_of(MetricKind::THROUGHPUT));
+  if (peak_flops_per_gpu > 0 && report.tflops_per_gpu > 0 && step > 0) {
+    const double at_peak = step * report.tflops_per_gpu * 1e12 / peak_flops_per_gpu;
+    if (step_range.low < at_peak) {
+      // A prediction above the peak would be a bug of the compute model; the range still holds the prediction.
+      step_range.low = std::min(step, at_peak);
+      step_range.why += fmt::format("; shortest step: its FLOPs at the GPU's dense peak of {:.0f} TFLOP/s",
+                                    peak_flops_per_gpu / 1e12);
+    }
+  }
   std::map<Metric, Interval> out;
   for (const auto& m : metric_table()) {
     const double value = metric_value(report, m.metric);
     if (m.interval == IntervalRule::NONE || (m.interval == IntervalRule::WHEN_POSITIVE && !(value > 0)))
       continue;
-    auto width = widths.find(m.kind);
-    if (width == widths.end())
-      width = widths.emplace(m.kind, half_width(errors, regime, m.kind)).first;
-    out[m.metric] = interval_around(value, width->second);
+    if (m.metric == Metric::STEP_TIME_S)
+      out[m.metric] = step_range;
+    else if (is_rate_of_step(m.metric) && step > 0)
+      out[m.metric] = {value * step / step_range.high, value * step / step_range.low, step_range.why};
+    else
+      out[m.metric] = interval_around(value, width_of(m.kind));
   }
   return out;
 }

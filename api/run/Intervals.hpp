@@ -18,7 +18,12 @@
 //   a workload or an algorithm no pool row has   x 1.25 each
 //   a topology with no calibration at all        x 2
 // and capped at 0.9. With |error| <= h, a truth y and a prediction p satisfy p = y (1 + e), so y lies in
-// [p / (1 + h), p / (1 - h)]: the interval is that, for every metric of the kind.
+// [p / (1 + h), p / (1 - h)] when the table measured the metric itself, and in [p (1 - h), p (1 + h)] when it measured
+// its reciprocal (a table of samples/s bounds a step time that way). The interval is the union of the two,
+// [p (1 - h), p / (1 - h)]: the same form for a time and for the rate derived from it, so that a run's step, samples/s
+// and TFLOP/s ranges are ONE interval seen three ways (issue 48): the step's, with samples/s and TFLOP/s as
+// p x step / t over it. Physics bounds it: the step is never shorter than its FLOPs at the GPU's dense peak for the
+// run's GEMM format, so TFLOP/s per GPU never exceeds that peak.
 
 #include "api/run/Metrics.hpp"
 #include "api/run/PredictionErrors.hpp"
@@ -40,14 +45,17 @@ struct HalfWidth {
 HalfWidth half_width(const PredictionErrors& errors, const Regime& regime, MetricKind kind,
                      const std::function<bool(const ErrorRow&)>& skip = {});
 
-/// [p / (1 + h), p / (1 - h)].
+/// [p (1 - h), p / (1 - h)].
 Interval interval_around(double prediction, const HalfWidth& width);
 
 /// The regime a report was simulated in.
 Regime regime_of(const SimulationReport& report);
 
 /// An interval for every metric the table gives one (api/run/Metrics.hpp: samples_per_s, step_time_s,
-/// tflops_per_gpu, and allreduce_ms when the run has a synchronisation), each from the half-width of its kind.
-std::map<Metric, Interval> prediction_intervals(const SimulationReport& report, const PredictionErrors& errors);
+/// tflops_per_gpu, and allreduce_ms when the run has a synchronisation), each from the half-width of its kind; the
+/// three throughput metrics share the step's interval, its low end at least the step's FLOPs at
+/// `peak_flops_per_gpu` (the GPU's dense FLOP/s for the run's format; 0: unknown, no such bound).
+std::map<Metric, Interval> prediction_intervals(const SimulationReport& report, const PredictionErrors& errors,
+                                                double peak_flops_per_gpu = 0);
 
 } // namespace ccsim::api

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ccsim::api {
@@ -43,6 +44,20 @@ std::optional<std::string> overlap_description(const sim::OverlapSettings& o)
   if (o.param_prefetch)
     what += std::string(bucketed ? ", " : "") + "weight all-gather prefetched under the first forward pass";
   return fmt::format("{} ({:g} MB buckets)", what, static_cast<double>(o.bucket_bytes) / 1e6);
+}
+
+/// The GPU's dense FLOP/s for the run's GEMM format (gpu.compute's rate for it); where the GPU's tensor cores have no
+/// rate for the format, the highest it has and gpu.peak_tflops: a bound no kernel of any format passes.
+double dense_peak_flops(const sim::Topology& topo, sim::Precision precision)
+{
+  if (topo.gpu.compute)
+    if (const auto* rate = topo.gpu.compute->rate(precision))
+      return rate->peak_flops;
+  double peak = topo.gpu.peak_flops;
+  if (topo.gpu.compute)
+    for (const auto& [format, rate] : topo.gpu.compute->rates)
+      peak = std::max(peak, rate.peak_flops);
+  return peak;
 }
 
 /// The sizes a workload's architecture implies at this run's sequence length, micro-batch and tp.
@@ -179,7 +194,7 @@ SimulationReport simulate(const ResolvedRun& run)
   }
   if (run.trace)
     out.trace = trace_events(report.trace);
-  out.intervals = prediction_intervals(out, default_prediction_errors());
+  out.intervals = prediction_intervals(out, default_prediction_errors(), dense_peak_flops(topo, report.compute.precision));
   return out;
 }
 

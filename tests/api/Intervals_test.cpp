@@ -36,9 +36,10 @@ TEST_CASE("Intervals: the base half-width is the conformal 80 percent quantile o
   const auto w = half_width(e, at("c"), MetricKind::THROUGHPUT);
   CHECK(w.h == Approx(0.08));
   CHECK_THAT(w.why, Catch::StartsWith("80 % of |error| over 9 throughput rows of lamb on c: 8.0 %"));
-  // truth = p / (1 + e) with |e| <= h: [p / 1.08, p / 0.92]
+  // truth = p / (1 + e) with |e| <= h: [p / 1.08, p / 0.92] for the metric a table measured, [p 0.92, p 1.08] for
+  // its reciprocal; the interval is their union, [p 0.92, p / 0.92].
   const auto iv = interval_around(100, w);
-  CHECK(iv.low == Approx(100 / 1.08));
+  CHECK(iv.low == Approx(100 * 0.92));
   CHECK(iv.high == Approx(100 / 0.92));
   // Leaving a row out (validate's coverage): n = 8, rank ceil(7.2) = 8: the largest left, 9 % without the 8 % row.
   const auto w8 = half_width(e, at("c"), MetricKind::THROUGHPUT, [](const ErrorRow& r) { return r.error_pct == -8; });
@@ -131,4 +132,40 @@ TEST_CASE("Intervals: the run's own algorithm's rows on the topology come first,
   const auto w = half_width(e, other, MetricKind::THROUGHPUT);
   CHECK(w.h == Approx(0.125));
   CHECK_THAT(w.why, Catch::StartsWith("80 % of |error| over 10 throughput rows on c: 10.0 %"));
+}
+
+TEST_CASE("Intervals: step, samples/s and TFLOP/s are one interval seen three ways, its low end at the GPU's peak",
+          "[api]")
+{
+  // Four throughput rows off by 50 % on c: n = 4, rank ceil(0.8 x 5) = 4, h = 0.5. The run: a step of 2 s on
+  // batch 8 (4 samples/s) at 100 TFLOP/s per GPU, in c's regime (Regime of the rows above).
+  PredictionErrors e;
+  for (int i = 0; i < 4; ++i)
+    e.rows.push_back(row("c", 50.0));
+  SimulationReport r;
+  r.step_time_s    = 2;
+  r.samples_per_s  = 4;
+  r.tflops_per_gpu = 100;
+  r.config.topology = "c", r.config.workload = "bert-large", r.config.algorithm = "lamb";
+  r.config.gpus = 64, r.config.tp = 1, r.config.pp = 1, r.config.inter_node_gbps = 10;
+  // Without a peak: the step in [2 (1 - 0.5), 2 / (1 - 0.5)] = [1, 4] s; samples/s 8 / [4, 1] = [2, 8]; TFLOP/s
+  // 100 x 2 / [4, 1] = [50, 200].
+  const auto free = prediction_intervals(r, e);
+  CHECK(free.at(Metric::STEP_TIME_S).low == Approx(1));
+  CHECK(free.at(Metric::STEP_TIME_S).high == Approx(4));
+  CHECK(free.at(Metric::SAMPLES_PER_S).low == Approx(2));
+  CHECK(free.at(Metric::SAMPLES_PER_S).high == Approx(8));
+  CHECK(free.at(Metric::TFLOPS_PER_GPU).low == Approx(50));
+  CHECK(free.at(Metric::TFLOPS_PER_GPU).high == Approx(200));
+  // A 125 TFLOP/s peak: the step's FLOPs (100 TFLOP/s x 2 s) take at least 200 / 125 = 1.6 s, so the step is in
+  // [1.6, 4] s, samples/s in [2, 5] and TFLOP/s in [50, 125]: never above the peak.
+  const auto bound = prediction_intervals(r, e, 125e12);
+  CHECK(bound.at(Metric::STEP_TIME_S).low == Approx(1.6));
+  CHECK(bound.at(Metric::STEP_TIME_S).high == Approx(4));
+  CHECK(bound.at(Metric::SAMPLES_PER_S).high == Approx(5));
+  CHECK(bound.at(Metric::TFLOPS_PER_GPU).high == Approx(125));
+  CHECK(bound.at(Metric::TFLOPS_PER_GPU).low == Approx(50));
+  CHECK_THAT(bound.at(Metric::STEP_TIME_S).why, Catch::Contains("dense peak of 125 TFLOP/s"));
+  // A peak the range does not reach (1,000 TFLOP/s: 0.2 s) leaves it as it was.
+  CHECK(prediction_intervals(r, e, 1000e12).at(Metric::STEP_TIME_S).low == Approx(1));
 }
