@@ -94,6 +94,15 @@ void apply_config(const io::JsonObject& obj, SimulateRequest& req, nlohmann::jso
       apply_key(obj, key, req, axes, base_dir);
 }
 
+/// An error_bound object: {"pct": the largest |error| in percent, "reason": why that wide}.
+double error_bound_pct(const io::JsonObject& bound)
+{
+  bound.allow_only({"pct", "reason"});
+  if (bound.string("reason").empty())
+    bound.fail_at("reason", "must say why the bound is that wide");
+  return bound.positive("pct");
+}
+
 std::vector<std::string> with(std::vector<std::string> v, std::initializer_list<const char*> more)
 {
   v.insert(v.end(), more.begin(), more.end());
@@ -110,7 +119,7 @@ Experiment experiment_from_json(const nlohmann::json& doc, const std::string& pa
                                 const std::optional<std::filesystem::path>& base_dir)
 {
   const io::JsonObject root(doc, path);
-  root.allow_only({"name", "base", "rows", "axes", "baseline", "figure", "paper_points"});
+  root.allow_only({"name", "base", "rows", "axes", "baseline", "figure", "paper_points", "error_bound"});
   Experiment e;
   e.path        = path;
   e.name        = root.string_or("name", std::filesystem::path(path).stem().string());
@@ -131,6 +140,12 @@ Experiment experiment_from_json(const nlohmann::json& doc, const std::string& pa
   b.allow_only(CONFIG_KEYS);
   apply_config(b, base, base_axes, base_dir);
 
+  // The gate on a calibration table's rows (issue 48): every paper value's |error| at most a bound, the table's
+  // default or a row's own for one metric, each with the reason it is that wide.
+  std::optional<double> default_bound;
+  if (const auto bound = root.object_if("error_bound"))
+    default_bound = error_bound_pct(*bound);
+
   // Rows: explicit points, each merged over the base; without rows, the base alone.
   std::vector<ExperimentPoint> rows;
   if (root.has("rows")) {
@@ -141,8 +156,8 @@ Experiment experiment_from_json(const nlohmann::json& doc, const std::string& pa
     if (row_objects.empty())
       root.fail_at("rows", "must hold at least one row (or leave it out to run the base alone)");
     for (const auto& r : row_objects) {
-      r.allow_only(with(CONFIG_KEYS, {"paper", "label", "baseline"}));
-      ExperimentPoint pt{base, base_axes, {}, r.string_or("label", ""), r.string_or("baseline", "")};
+      r.allow_only(with(CONFIG_KEYS, {"paper", "label", "baseline", "error_bound"}));
+      ExperimentPoint pt{base, base_axes, {}, r.string_or("label", ""), r.string_or("baseline", ""), {}};
       apply_config(r, pt.request, pt.axes, base_dir);
       if (const auto paper = r.object_if("paper")) {
         for (const auto& [metric, value] : paper->raw().items()) {
@@ -154,12 +169,20 @@ Experiment experiment_from_json(const nlohmann::json& doc, const std::string& pa
             paper->fail_at(metric, fmt::format("unknown metric (known: {}, or phase.<name>.<metric>)",
                                                fmt::join(known_metrics(), ", ")));
           pt.paper[metric] = paper->positive(metric);
+          if (default_bound)
+            pt.error_bound_pct[metric] = *default_bound;
         }
       }
+      if (const auto bounds = r.object_if("error_bound"))
+        for (const auto& [metric, _] : bounds->raw().items()) {
+          if (pt.paper.count(metric) == 0)
+            bounds->fail_at(metric, "bounds the error of a paper value this row does not have");
+          pt.error_bound_pct[metric] = error_bound_pct(bounds->object(metric));
+        }
       rows.push_back(std::move(pt));
     }
   } else {
-    rows.push_back({base, base_axes, {}, "", ""});
+    rows.push_back({base, base_axes, {}, "", "", {}});
   }
 
   // Axes: every row is crossed with the cartesian product of the axes, in file order, last axis fastest. The count is

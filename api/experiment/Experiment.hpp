@@ -21,6 +21,9 @@ struct ExperimentPoint {
   std::map<std::string, double> paper; // metric (api/run/Metrics.hpp's name or phase.<name>.<key>) -> the paper's value
   std::string label;     // the row's label, if any
   std::string baseline;  // speedup = samples/s over the same point run with this algorithm ("" = none)
+  /// metric -> the largest |error| in percent the row may have against its paper value (the file's error_bound: the
+  /// table's default or the row's own, each with its reason); a calibration table records one for every paper value.
+  std::map<std::string, double> error_bound_pct;
 };
 
 struct Experiment {

@@ -17,7 +17,8 @@ using json = nlohmann::json;
 // The result fields of a row besides the metric names; every other key is an axis.
 const std::set<std::string> kResultKeys = {"label",   "error",     "memory_gb_per_gpu", "fits_memory",
                                            "intervals", "phases",  "paper",             "predicted",
-                                           "error_pct", "speedup", "speedup_over",      "scaling_efficiency"};
+                                           "error_pct", "speedup", "speedup_over",      "scaling_efficiency",
+                                           "error_bound_pct"};
 
 bool is_result_key(const std::string& key) { return kResultKeys.count(key) != 0 || metric_named(key).has_value(); }
 
@@ -28,9 +29,13 @@ void read_paper(const json& doc, ExperimentRow& row)
     throw std::invalid_argument("/paper: not an object");
   const json& predicted = json_field(doc, "predicted", "/");
   const json& error     = json_field(doc, "error_pct", "/");
-  for (const auto& [metric, _] : paper.items())
+  const json* bounds = doc.contains("error_bound_pct") ? &doc["error_bound_pct"] : nullptr;
+  for (const auto& [metric, _] : paper.items()) {
     row.paper.push_back({metric, json_number(paper, metric, "/paper/"), json_number(predicted, metric, "/predicted/"),
-                         json_number(error, metric, "/error_pct/")});
+                         json_number(error, metric, "/error_pct/"), std::nullopt});
+    if (bounds != nullptr && bounds->contains(metric))
+      row.paper.back().bound_pct = json_number(*bounds, metric, "/error_bound_pct/");
+  }
 }
 } // namespace
 
@@ -64,6 +69,8 @@ json to_json(const ExperimentRow& r)
       row["paper"][p.metric]     = p.paper;
       row["predicted"][p.metric] = p.predicted;
       row["error_pct"][p.metric] = p.error_pct;
+      if (p.bound_pct)
+        row["error_bound_pct"][p.metric] = *p.bound_pct;
     }
   }
   if (r.speedup) {

@@ -26,6 +26,7 @@ struct PaperValue {
   double paper     = 0;
   double predicted = std::nan(""); // NaN: the report has no such value (a phase it does not have)
   double error_pct = std::nan(""); // 100 (predicted - paper) / paper
+  std::optional<double> bound_pct;  // the experiment file's bound on |error_pct| (ExperimentPoint::error_bound_pct)
 };
 
 /// samples/s over those of the same point run with its baseline algorithm.

@@ -38,12 +38,16 @@ ExperimentRow row_of(const ExperimentPoint& pt, const PointResult& result)
     row.intervals[metric] = {iv.low, iv.high, ""};
   row.phases = doc.phases;
   for (const auto& [metric, paper] : pt.paper) {
-    PaperValue v{metric, paper};
+    PaperValue v;
+    v.metric = metric;
+    v.paper  = paper;
     try {
       v.predicted = metric_value(doc, metric);
     } catch (const std::out_of_range&) {
     }
     v.error_pct = 100.0 * (v.predicted - paper) / paper;
+    if (const auto bound = pt.error_bound_pct.find(metric); bound != pt.error_bound_pct.end())
+      v.bound_pct = bound->second;
     row.paper.push_back(v);
   }
   return row;

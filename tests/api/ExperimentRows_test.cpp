@@ -203,3 +203,32 @@ TEST_CASE("ExperimentRow: a damaged row is refused naming the field", "[api]")
   doc["intervals"]["throughput"]     = {{"low", 1}, {"high", 2}};
   CHECK_THROWS_WITH(ccsim::api::experiment_row_from_json(doc), Catch::Contains("/intervals/throughput: not a metric"));
 }
+
+TEST_CASE("Experiment: error bounds - the table's default, a row's own, and each one's reason required", "[api]")
+{
+  const std::string base = R"("base": {"topology": "t", "workload": "w", "algorithm": "a", "gpus": 8})";
+  // Row 0 takes the table's 6 % on both its values; row 1 has 40 % of its own on allreduce_ms, the default on the rest.
+  const auto file = write_temp_file("bounds.json", "{" + base + R"(, "error_bound": {"pct": 6, "reason": "3 x median"},
+    "rows": [{"paper": {"allreduce_ms": 100, "samples_per_s": 50}},
+             {"error_bound": {"allreduce_ms": {"pct": 40, "reason": "a known miss"}},
+              "paper": {"allreduce_ms": 100, "samples_per_s": 50}}]})");
+  const auto e = load_experiment(file);
+  REQUIRE(e.points.size() == 2);
+  CHECK(e.points[0].error_bound_pct.at("allreduce_ms") == 6);
+  CHECK(e.points[0].error_bound_pct.at("samples_per_s") == 6);
+  CHECK(e.points[1].error_bound_pct.at("allreduce_ms") == 40);
+  CHECK(e.points[1].error_bound_pct.at("samples_per_s") == 6);
+  // The bound travels with the row into results.json and back.
+  const auto rows = assemble_rows(e, {fake_doc(50, 110), fake_doc(50, 130)});
+  const auto doc  = to_json(rows[1]);
+  CHECK(doc["error_bound_pct"]["allreduce_ms"].get<double>() == 40);
+  CHECK(ccsim::api::experiment_row_from_json(doc).paper_value("allreduce_ms")->bound_pct == 40);
+  // A bound without its reason, or on a value the row does not have, is a one-line error at its path.
+  const auto no_reason = expect_input_error("{" + base + R"(, "error_bound": {"pct": 6, "reason": ""}})");
+  CHECK(no_reason.find("/error_bound/reason: must say why") != std::string::npos);
+  const auto stray = expect_input_error("{" + base + R"(, "rows": [{"paper": {"allreduce_ms": 1},
+    "error_bound": {"samples_per_s": {"pct": 5, "reason": "r"}}}]})");
+  CHECK(stray.find("/rows/0/error_bound/samples_per_s: bounds the error of a paper value this row does not have") !=
+        std::string::npos);
+  CHECK(stray.find('\n') == std::string::npos);
+}
