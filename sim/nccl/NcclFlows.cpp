@@ -141,9 +141,22 @@ void add_nccl_rounds(std::vector<Round>& out, const CollectivePlan& plan, Collec
     const std::uint64_t ch = (bytes + static_cast<std::uint64_t>(n) - 1) / static_cast<std::uint64_t>(n);
     const std::uint64_t w  = exact ? wire_bytes(static_cast<double>(ch), plan.proto)
                                    : wire_bytes(static_cast<double>(ch) * R, plan.proto);
+    // Between nodes over NCCL's socket transport, a hop is NCCL's channels' connections (connect.cc ncclTopoPostset
+    // duplicates the searched channels: 2 x, unless NCCL_MIN/MAX_NCHANNELS force the count) times the socket threads
+    // each connection spreads its data over (net_socket.cc: a message in max(64 KiB, size / sockets) tasks, sockets
+    // served by NCCL_SOCKET_NTHREADS threads): that many flows, each under the per-flow ceiling (issue 48).
+    const int split = !topo.nccl.socket_threads ? 1
+                      : (topo.nccl.channels ? plan.channels : 2 * plan.channels) * *topo.nccl.socket_threads;
     std::vector<Flow> flows;
-    for (int i = 0; i < n; ++i)
-      flows.push_back({group[static_cast<std::size_t>(i)], group[static_cast<std::size_t>((i + 1) % n)], w});
+    for (int i = 0; i < n; ++i) {
+      const int src = group[static_cast<std::size_t>(i)], dst = group[static_cast<std::size_t>((i + 1) % n)];
+      if (split == 1 || src / topo.gpus_per_node == dst / topo.gpus_per_node) {
+        flows.push_back({src, dst, w});
+        continue;
+      }
+      for (int k = 0; k < split; ++k) // equal parts, the remainder on the first
+        flows.push_back({src, dst, w / static_cast<std::uint64_t>(split) + (k == 0 ? w % static_cast<std::uint64_t>(split) : 0)});
+    }
     // Latency from the links: every step pays its route (FAST owes the R-1 steps it collapsed), as ccsim always has.
     put_rounds(out, flows, exact ? R : 1, nccl_lat ? latency : -1, plan.floor_s, !nccl_lat && !exact ? R - 1 : 0);
     return;

@@ -48,6 +48,11 @@ struct NcclConfig {
   std::vector<Algo> algorithms;     // NCCL_ALGO: those allowed (empty: every one the cluster supports)
   std::vector<Proto> protocols;     // NCCL_PROTO (empty: all three)
   std::optional<int> channels;      // NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS (absent: NCCL's graph)
+  /// NCCL_SOCKET_NTHREADS as NCCL resolves it for the socket transport (net_socket.cc ncclSocketGetNsockNthread: 1,
+  /// or 2 on an AWS ENA NIC, each thread serving NCCL_NSOCKS_PERTHREAD sockets). Given, every inter-node hop of a ring
+  /// is that many flows per connection, one connection per channel, each under nic.per_flow_gbps: the ceiling is
+  /// one socket thread's (issue 48). Absent: one flow per hop, as before.
+  std::optional<int> socket_threads;
   LatencyModel latency = LatencyModel::NCCL;
   Selection selection  = Selection::NCCL;
   // Delivered rates per GPU and direction, bytes/s (absent: defaults of NcclModel.cpp).

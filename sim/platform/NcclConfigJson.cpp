@@ -100,7 +100,7 @@ NcclConfig nccl_config_from_json(const io::JsonObject& o, double intra_line)
 {
   o.allow_only({"gpu_arch", "cpu", "nvls", "algorithms", "protocols", "channels", "selection", "latency_model",
                 "nvls_gbps", "p2p_gbps", "ceiling_scale", "latency_us", "fill",
-                "tuner_table"});
+                "tuner_table", "socket_threads"});
   NcclConfig c;
   c.present          = true;
   const auto arch    = o.choice("gpu_arch", {"volta", "ampere", "hopper", "blackwell"});
@@ -142,6 +142,8 @@ NcclConfig nccl_config_from_json(const io::JsonObject& o, double intra_line)
   }
   if (o.has("channels"))
     c.channels = static_cast<int>(o.integer_in("channels", nccl_limits::kChannels));
+  if (o.has("socket_threads")) // net_socket.cc: MAX_THREADS 16
+    c.socket_threads = static_cast<int>(o.integer_in("socket_threads", io::Range{1, 16, false}));
   c.nvls_bytes_per_s = port_rate(o, "nvls_gbps", intra_line);
   if (c.nvls && !c.nvls_bytes_per_s)
     o.fail_at("nvls", "\"nvls\": true needs nvls_gbps (what the switch reduction delivers per GPU)");

@@ -137,3 +137,31 @@ TEST_CASE("ccsim collective: CCSIM_SYMMETRY=off simulates every message of an al
     CHECK(b.err.find("CCSIM_SYMMETRY") != std::string::npos);
   }
 }
+
+TEST_CASE("ccsim collective: NCCL's socket threads each get the per-flow ceiling - v100x4-eth10g's ring moves with the rate",
+          "[cli]")
+{
+  // v100x4-eth10g: 32 nodes of 4 V100, NCCL's ring over its socket transport with 2 socket threads per connection
+  // (AWS ENA), 2 connections per ring hop (1 searched channel, doubled), each thread under the 18 Gbit/s per-flow
+  // ceiling: 4 x 18 = 72 Gbit/s through a node, 0.97 of it under LV08 (issue 48). A 680 MiB all-reduce over 128
+  // ranks sends 2 (n - 1) / n S = 1.4149e9 B from each node. The ring's 253 hop latencies are what a 1 KiB one takes.
+  auto seconds = [](const std::string& args) {
+    const auto r = run_ccsim("collective --topology v100x4-eth10g --gpus 128 --format json --quiet " + args);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return nlohmann::json::parse(r.out)["rows"][0]["time_us"].get<double>() * 1e-6;
+  };
+  const double latency = seconds("-b 1K -e 1K --bandwidth-gbps 100");
+  const double at25    = seconds("-b 680M -e 680M --bandwidth-gbps 25");
+  const double at100   = seconds("-b 680M -e 680M --bandwidth-gbps 100");
+  const double at400   = seconds("-b 680M -e 680M --bandwidth-gbps 400");
+  INFO("latency " << latency << " s; 25: " << at25 << " s, 100: " << at100 << " s, 400: " << at400 << " s");
+  const double sent = 2.0 * 127 / 128 * 680 * 1048576;
+  // At 100 Gbit/s the four socket threads bind (72 x 0.97 = 69.8 Gbit/s), not the port.
+  CHECK(at100 - latency == Approx(sent / (4 * 18e9 / 8 * 0.97)).epsilon(0.02));
+  // At 25 Gbit/s the port binds: no faster than 25 x 0.97 Gbit/s, so the time moves with the rate.
+  CHECK(at25 - latency >= sent / (25e9 / 8 * 0.97));
+  CHECK(at25 > 1.8 * at100);
+  // At 400 Gbit/s NCCL's search finds a channel of 48 GB/s and doubles it (search.cc ncclTopoDupChannels): 8 threads.
+  CHECK(at400 < 0.8 * at100);
+}
