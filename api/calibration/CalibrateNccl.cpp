@@ -158,6 +158,12 @@ void fit_nic_constants(NcclCalibration& c, sim::Topology& topo, const NcclLog& l
         "or check the NIC count and rate",
         c.gbps, nominal));
     c.gbps = nominal;
+  } else if (c.gbps < 0.5 * nominal) {
+    c.warnings.push_back(fmt::format(
+        "nic.effective_gbps: the fit gives {:.4g} Gbps per NIC, {:.0f} % of the NICs' line rate of {:g} Gbps, below "
+        "half of it: NICs deliver 80-97 % of their line rate. Check the NIC count and rate, or give the topology an "
+        "\"nccl\" block to fit NCCL's algorithms",
+        c.gbps, 100 * c.gbps / nominal, nominal));
   }
   io::check_range(c.gbps, io::range::kLinkGbps, false, "fitted nic.effective_gbps");
   topo = with_nic(topo, c.gbps, c.latency_us);
@@ -230,6 +236,19 @@ NcclCalibration calibrate_nccl(const NcclCalibrationRequest& req)
       command, flags, fitted, c.rows.size(), files, req.fidelity == sim::Fidelity::EXACT ? "exact" : "fast",
       100 * c.median_abs_error, 100 * c.worst_abs_error);
   (c.nccl_model ? doc["nccl"] : doc["nic"])["source_calibration"] = note;
+  // Issue 48: the replay's residuals go with the topology, so a simulation on it counts as calibrated and draws its
+  // likely range from them (sim/platform/Topology.hpp CalibrationResiduals; api/run/Intervals.hpp).
+  nlohmann::json residuals = nlohmann::json::array();
+  for (const auto& r : c.rows)
+    if (!r.flagged)
+      residuals.push_back(100 * r.error());
+  if (!residuals.empty())
+    doc["calibration"] = {{"source", "the replay's errors per size after " + note},
+                          {"gpus", c.logs.front().ranks},
+                          {"inter_node_gbps", topo.node_uplink_bytes_per_s() * 8 / 1e9},
+                          {"residuals_pct", residuals}};
+  else
+    doc.erase("calibration");
   write_calibrated_topology(doc, req.out);
   return c;
 }

@@ -148,6 +148,19 @@ std::vector<Spec> free_constants(const sim::Topology& t, const std::vector<NcclL
   return s;
 }
 
+/// Issue 48: a NIC fitted below half its line rate. NICs deliver 80-97 % of it to NCCL (NDR: 46-48 of 50 GB/s,
+/// nccl-tests#290); a fit far below usually means NCCL ran another algorithm than the model assumed (a tree fitted
+/// to a log NCCL ran as rings moves S per node where the ring moved 2(n-1)/n S, or the reverse), or the topology's NIC
+/// count or rate is not the cluster's.
+std::string below_half_warning(double gbps, double line_gbps)
+{
+  return fmt::format("nic.effective_gbps: the fit gives {:.4g} Gbps per NIC, {:.0f} % of the line rate ({:g} Gbps), "
+                     "below half of it: NICs deliver 80-97 % of their line rate. Did NCCL run the algorithm and "
+                     "protocol the table shows (--algo / --proto as the log's NCCL_ALGO / NCCL_PROTO), and are the "
+                     "topology's NIC count and rate the cluster's?",
+                     gbps, 100 * gbps / line_gbps, line_gbps);
+}
+
 /// The warning for a constant the fit pushed to a bound, naming what usually causes it.
 std::string at_bound_warning(const Spec& s, double v, const sim::Topology& t)
 {
@@ -294,6 +307,8 @@ NcclFit fit_nccl_constants(const sim::Topology& topo, const std::vector<NcclLog>
       result.warnings.push_back(at_bound_warning(s, v, topo));
     else if (!s.log_scale && s.lo > 0 && v <= s.lo + 1e-9)
       result.warnings.push_back(at_bound_warning(s, v, topo));
+    else if (s.name == "nic_efficiency" && v < 0.5)
+      result.warnings.push_back(below_half_warning(v * s.line_gbps, s.line_gbps));
   }
   return result;
 }

@@ -60,6 +60,28 @@ double dense_peak_flops(const sim::Topology& topo, sim::Precision precision)
   return peak;
 }
 
+/// The presets' out-of-sample errors, and, where the topology carries its own calibration (`ccsim calibrate` wrote
+/// it), that calibration's residuals as rows of this topology: the run counts as calibrated and its range draws from
+/// them (issue 48). They time collectives alone: communication rows of a 1 x 1 split, for the nccl-tests benchmark.
+PredictionErrors errors_with_own_calibration(const sim::Topology& topo, const RunConfig& c)
+{
+  if (!topo.calibration)
+    return default_prediction_errors();
+  PredictionErrors errors = default_prediction_errors();
+  const auto& cal         = *topo.calibration;
+  for (std::size_t i = 0; i < cal.error_pct.size(); ++i) {
+    ErrorRow row;
+    row.regime    = {c.topology, "nccl-tests", "nccl-tests", cal.gpus, 1, 1, cal.inter_node_gbps};
+    row.table     = "calibrate";
+    row.label     = fmt::format("size {}", i + 1);
+    row.metric    = "allreduce_ms";
+    row.error_pct = cal.error_pct[i];
+    row.kind      = Holdout::IN_SAMPLE;
+    errors.rows.push_back(std::move(row));
+  }
+  return errors;
+}
+
 /// The sizes a workload's architecture implies at this run's sequence length, micro-batch and tp.
 ModelResult model_result(const sim::Workload& work, const sim::StepShape& s)
 {
@@ -194,7 +216,7 @@ SimulationReport simulate(const ResolvedRun& run)
   }
   if (run.trace)
     out.trace = trace_events(report.trace);
-  out.intervals = prediction_intervals(out, default_prediction_errors(), dense_peak_flops(topo, report.compute.precision));
+  out.intervals = prediction_intervals(out, errors_with_own_calibration(topo, c), dense_peak_flops(topo, report.compute.precision));
   return out;
 }
 

@@ -74,7 +74,7 @@ Topology topology_from_json(const nlohmann::json& doc, const std::string& path)
 {
   const io::JsonObject root(doc, path);
   root.allow_only({"name", "software", "gpu", "gpus_per_node", "max_nodes", "intra_node", "nic", "fabric",
-                   "network_model", "tcp_window_bytes", "nodes", "nccl"});
+                   "network_model", "tcp_window_bytes", "nodes", "nccl", "calibration"});
   Topology t;
   t.path        = path;
   t.name        = root.string_or("name", std::filesystem::path(path).stem().string());
@@ -191,6 +191,20 @@ Topology topology_from_json(const nlohmann::json& doc, const std::string& path)
 
   if (const auto nccl = root.object_if("nccl"))
     t.nccl = nccl_config_from_json(*nccl, t.intra_nominal_bytes_per_s);
+  if (const auto cal = root.object_if("calibration")) {
+    cal->allow_only({"source", "gpus", "inter_node_gbps", "residuals_pct"});
+    CalibrationResiduals c;
+    c.source    = cal->string("source");
+    c.gpus      = static_cast<int>(cal->integer_in("gpus", io::range::kGpus));
+    c.inter_node_gbps = cal->number_in("inter_node_gbps", io::range::kLinkGbps);
+    c.error_pct = cal->numbers("residuals_pct");
+    if (c.error_pct.empty())
+      cal->fail_at("residuals_pct", "must hold the replay's error at one size or more");
+    for (const double e : c.error_pct)
+      if (!(e > -100 && e < 1e4))
+        cal->fail_at("residuals_pct", "holds an error outside (-100, 10000) %");
+    t.calibration = std::move(c);
+  }
   t.network_model = root.choice("network_model", {"rdma", "tcp"}) == "rdma" ? NetworkModel::RDMA : NetworkModel::TCP;
   t.tcp_window_bytes = root.number_in_or("tcp_window_bytes", io::range::kTcpWindowBytes, 4194304);
   if (t.nccl.present && t.nccl.latency == LatencyModel::NCCL && t.network_model == NetworkModel::TCP)

@@ -68,6 +68,17 @@ struct NodeOverride {
   std::optional<double> intra_bytes_per_s; // each GPU's intra-node port, replacing intra_node.bandwidth_gbps here
 };
 
+/// "calibration": what `ccsim calibrate --nccl-tests` left in the topology it wrote (issue 48): the replay's
+/// residuals against the user's own log, 100 (replayed - measured) / measured per size, over `gpus` ranks at
+/// `inter_node_gbps`. A
+/// simulation on the topology counts it as calibrated and draws its likely range from them (api/run/Intervals.hpp).
+struct CalibrationResiduals {
+  std::vector<double> error_pct;
+  int gpus               = 0;
+  double inter_node_gbps = 0; // the node's inter-node rate the log was measured at (all NICs, Gbit/s)
+  std::string source;
+};
+
 struct Topology {
   std::string name;
   std::string description;
@@ -102,6 +113,7 @@ struct Topology {
   std::map<int, NodeOverride> nodes;          // "nodes": {"3": {...}}: nodes that differ from the rest
   std::map<int, double> leaf_uplink_share;    // fat-tree "fabric.leaves": {"2": {"uplink_share": 0.5}}: degraded leaves
   NcclConfig nccl;                            // "nccl": how its collectives run (sim/platform/NcclConfig.hpp)
+  std::optional<CalibrationResiduals> calibration; // "calibration": a user's own calibrate run's residuals
 
   std::int64_t max_gpus() const { return std::int64_t{gpus_per_node} * max_nodes; }
   /// Inter-node bandwidth of one node (all NICs) in bytes/s.
