@@ -69,7 +69,9 @@ MemoryFootprint memory_footprint(const PlanAlgorithm& algorithm, const sim::Work
   m.activations_bytes           = per_layer * layers * in_flight + logits;
   m.activations_recompute_bytes = kept_per_layer * layers * in_flight + per_layer + logits;
   m.activations_note =
-      fmt::format("{} layers x {} micro-batch(es) in flight, {}", layers, in_flight,
+      fmt::format("{} layers x {} micro-batch(es) in flight{}, {}", layers,
+                  in_flight == std::floor(in_flight) ? fmt::format("{}", in_flight) : fmt::format("{:.4g}", in_flight),
+                  interleaved > 1 ? fmt::format(" (interleaved, {} chunks per stage)", shape.vpp) : "",
                   !arch ? "Korthikanti et al. 2022 eq. 2"
                         : fmt::format("Korthikanti et al. 2022 eq. 2 adapted to the architecture ({}{})",
                                       arch->flash_attention                       ? "FlashAttention"
