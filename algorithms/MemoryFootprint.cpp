@@ -57,16 +57,21 @@ MemoryFootprint memory_footprint(const PlanAlgorithm& algorithm, const sim::Work
       arch ? sim::recomputed_activation_bytes_per_layer(*arch, shape.micro_batch, seq, shape.tp, sp) : 2 * s * b * h;
   const double layers       = std::ceil(static_cast<double>(work.layers) / shape.pp);
   // The first stage holds the most micro-batches: 1F1B keeps pp in flight (Megatron), GPipe all of them (AQ-SGD).
+  // Interleaving vpp chunks per rank warms the pipeline up with more chunks: its first stage holds 1 + (pp - 1) /
+  // (pp vpp) times 1F1B's activations (Korthikanti et al. 2022 §4.2.3).
   const double micro_batches = shape.grad_accumulation;
+  const double interleaved   = shape.vpp > 1 ? 1 + (shape.pp - 1.0) / (shape.pp * shape.vpp) : 1;
   const double in_flight = shape.pp == 1 ? 1
                            : algorithm.parallelism() == Parallelism::PIPELINE ? micro_batches
-                                                                              : std::min<double>(shape.pp, micro_batches);
+                                                                              : std::min<double>(shape.pp, micro_batches) * interleaved;
   // The last stage's fp32 logits for the loss: 4·s·b·V / t (Korthikanti et al. §4.3), when the vocabulary is known.
   const double logits = work.vocab > 0 ? 4 * s * b * work.vocab / t : 0;
   m.activations_bytes           = per_layer * layers * in_flight + logits;
   m.activations_recompute_bytes = kept_per_layer * layers * in_flight + per_layer + logits;
   m.activations_note =
-      fmt::format("{} layers x {} micro-batch(es) in flight, {}", layers, in_flight,
+      fmt::format("{} layers x {} micro-batch(es) in flight{}, {}", layers,
+                  in_flight == std::floor(in_flight) ? fmt::format("{}", in_flight) : fmt::format("{:.4g}", in_flight),
+                  interleaved > 1 ? fmt::format(" (interleaved, {} chunks per stage)", shape.vpp) : "",
                   !arch ? "Korthikanti et al. 2022 eq. 2"
                         : fmt::format("Korthikanti et al. 2022 eq. 2 adapted to the architecture ({}{})",
                                       arch->flash_attention                       ? "FlashAttention"

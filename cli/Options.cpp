@@ -68,6 +68,24 @@ GivenValues given_values(const CommandOptions& options, const po::variables_map&
   }
   return given;
 }
+/// `args` with every bare use of an option that has a bare value written out: `--recompute` followed by another flag
+/// or by nothing becomes `--recompute=full`; a word after it stays its value (and a wrong one is reported as such).
+/// Boost's implicit values would not take `--recompute selective` as one option's value.
+std::vector<std::string> with_bare_values(const CommandOptions& options, const std::vector<std::string>& args)
+{
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    out.push_back(args[i]);
+    for (const auto& o : options.options) {
+      if (o.bare_value.empty() || args[i] != "--" + o.name)
+        continue;
+      const bool valued = i + 1 < args.size() && args[i + 1].rfind('-', 0) != 0;
+      if (!valued)
+        out.back() += "=" + o.bare_value;
+    }
+  }
+  return out;
+}
 } // namespace
 
 std::size_t table_width() { return g_table_width; }
@@ -82,7 +100,7 @@ std::optional<GivenValues> parse_command(const CommandOptions& options, const st
       positional.add(o.name.c_str(), 1);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(desc).positional(positional).run(), vm);
+    po::store(po::command_line_parser(with_bare_values(options, args)).options(desc).positional(positional).run(), vm);
     if (vm.count("help") != 0) {
       std::cout << "usage: ccsim " << command << (options.usage.empty() ? " [options]" : " " + options.usage)
                 << "\n\n"

@@ -55,7 +55,9 @@ void print_table(const SimulationReport& r)
   std::cout << wrap_text(fmt::format("{} on {} x {} ({}), {} GPUs = dp {} x tp {} x pp {}{}, batch {} (micro {} x {} "
                                      "accum.), {} network at {:.3g} Gbit/s per node",
                                      cfg.algorithm, cfg.workload, cfg.topology, r.fidelity, cfg.gpus, cfg.dp, cfg.tp,
-                                     cfg.pp, cfg.ep ? fmt::format(" (ep {})", *cfg.ep) : "", cfg.global_batch,
+                                     cfg.pp, (cfg.vpp > 1 ? fmt::format(" (vpp {})", cfg.vpp) : "") +
+                                                 (cfg.ep ? fmt::format(" (ep {})", *cfg.ep) : ""),
+                                     cfg.global_batch,
                                      cfg.micro_batch, cfg.grad_accumulation, cfg.network_model, cfg.inter_node_gbps),
                          table_width())
             << "\n";
@@ -73,8 +75,14 @@ void print_table(const SimulationReport& r)
   if (r.phases.size() > 1)
     row("whole run", 1.0, r.step_time_s, r.samples_per_s, r.breakdown, r.bytes_per_gpu);
   t.print(std::cout, table_width());
-  std::cout << fmt::format("throughput {:.4g} samples/s, {:.3g} TFLOP/s per GPU; simulated {} messages in {:.3f} s wall\n",
-                           r.samples_per_s, r.tflops_per_gpu, r.events, r.wall_s);
+  std::cout << wrap_text(fmt::format("throughput {:.4g} samples/s = {:.4g} tokens/s ({:.4g} per GPU; 1T tokens in "
+                                     "{:.4g} days), {:.3g} TFLOP/s per GPU; simulated {} messages in {:.3f} s wall",
+                                     r.samples_per_s, metric_value(r, Metric::TOKENS_PER_S),
+                                     metric_value(r, Metric::TOKENS_PER_S_PER_GPU),
+                                     metric_value(r, Metric::DAYS_PER_TRILLION_TOKENS), r.tflops_per_gpu, r.events,
+                                     r.wall_s),
+                         table_width())
+            << "\n";
   if (const auto it = r.intervals.find(Metric::SAMPLES_PER_S); it != r.intervals.end())
     std::cout << wrap_text(fmt::format("likely range {:.4g}-{:.4g} samples/s, step {:.4g}-{:.4g} s ({})", it->second.low,
                                        it->second.high, r.intervals.at(Metric::STEP_TIME_S).low,
@@ -99,9 +107,12 @@ void print_table(const SimulationReport& r)
   const auto& mem = r.memory;
   std::cout << fmt::format("memory {:.1f} GB per GPU{} (fits: {})\n", r.memory_gb_per_gpu,
                            mem.activation_recomputation ? " with activation recomputation" : "",
-                           !mem.fit.capacity_gb ? to_string(mem.fit.verdict)
-                                                : fmt::format("{} of {:.0f} GB", to_string(mem.fit.verdict),
-                                                              *mem.fit.capacity_gb));
+                           !mem.fit.capacity_gb   ? to_string(mem.fit.verdict)
+                           : mem.fit.headroom_gb > 0 ? fmt::format("{} of {:.0f} GB less {:.3g} GB headroom",
+                                                                   to_string(mem.fit.verdict), *mem.fit.capacity_gb,
+                                                                   mem.fit.headroom_gb)
+                                                     : fmt::format("{} of {:.0f} GB", to_string(mem.fit.verdict),
+                                                                   *mem.fit.capacity_gb));
   if (r.operators)
     print_operators(*r.operators);
   if (r.links) {

@@ -83,6 +83,7 @@ inline constexpr Range kHidden{1, 1e7};
 inline constexpr Range kHeads{1, 1e5};
 inline constexpr Range kSeqLen{1, 1e7};
 inline constexpr Range kGpuMemoryGb{0, 1e5, true};     // a GPU's memory, GB (the largest today: 192)
+inline constexpr Range kMemoryHeadroomGb{0, 1e5};       // GB per GPU kept from the model (CUDA context, fragmentation)
 inline constexpr Range kComputeScale{0.001, 1000};      // a node's or GPU's compute speed over the topology's GPU
 inline constexpr Range kLinkShare{1e-4, 1};             // share of a degraded link's capacity that still works
 inline constexpr Range kStragglerCv{0, 10};             // coefficient of variation of per-step compute time

@@ -79,8 +79,12 @@ nlohmann::json resolved_request(const SimulateRequest& r)
     doc["bucket_mb"] = *r.bucket_mb;
   if (r.param_prefetch)
     doc["param_prefetch"] = *r.param_prefetch;
-  if (r.recompute)
-    doc["recompute"] = true;
+  if (r.recompute) // full keeps the hash of the former flag
+    doc["recompute"] = *r.recompute == "full" ? nlohmann::json(true) : nlohmann::json(*r.recompute);
+  if (r.vpp)
+    doc["vpp"] = *r.vpp;
+  if (r.memory_headroom_gb)
+    doc["memory_headroom_gb"] = *r.memory_headroom_gb;
   return doc;
 }
 

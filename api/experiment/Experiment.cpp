@@ -21,7 +21,8 @@ namespace {
 const std::vector<std::string> CONFIG_KEYS = {"topology", "workload", "algorithm",      "gpus",       "global_batch",
                                               "micro_batch", "tp",     "pp",             "bandwidth_gbps",
                                               "latency_us",  "network_model", "fidelity", "params",
-                                              "straggler_cv", "straggler_seed"};
+                                              "straggler_cv", "straggler_seed", "vpp", "recompute",
+                                              "memory_headroom_gb"};
 
 /// A topology or workload given as a relative path is a file beside the experiment: resolved against `base_dir` (the
 /// experiment file's folder; none for a document held in memory, whose paths resolve against the working directory).
@@ -70,6 +71,15 @@ void apply_key(const io::JsonObject& obj, const std::string& key, SimulateReques
     const double v = obj.number_in(key, key == "bandwidth_gbps" ? io::range::kLinkGbps : io::range::kLatencyUs);
     (key == "bandwidth_gbps" ? req.bandwidth_gbps : req.latency_us) = v;
     axes[key] = v;
+  } else if (key == "vpp") {
+    req.vpp   = static_cast<int>(obj.integer_in(key, io::range::kParallelDegree));
+    axes[key] = *req.vpp;
+  } else if (key == "recompute") {
+    req.recompute = obj.choice(key, {"none", "selective", "full"});
+    axes[key]     = *req.recompute;
+  } else if (key == "memory_headroom_gb") {
+    req.memory_headroom_gb = obj.number_in(key, io::range::kMemoryHeadroomGb);
+    axes[key]              = *req.memory_headroom_gb;
   } else if (key == "straggler_cv") {
     req.straggler_cv = obj.number_in(key, io::range::kStragglerCv);
     axes[key]        = req.straggler_cv;

@@ -43,7 +43,7 @@ std::vector<typename OptionTable<Target>::Line> long_run_lines(const std::string
   return lines;
 }
 
-/// --gpus (required), --global-batch and --micro-batch, and --tp / --pp when `parallelism`, read into the
+/// --gpus (required), --global-batch and --micro-batch, and --tp / --pp / --vpp when `parallelism`, read into the
 /// SimulateRequest that `path` (member pointers from the target) leads to.
 template <class Target, class... Path>
 std::vector<typename OptionTable<Target>::Line> shape_lines(bool parallelism, Path... path)
@@ -62,6 +62,11 @@ std::vector<typename OptionTable<Target>::Line> shape_lines(bool parallelism, Pa
          into(path..., &SimulateRequest::tp)},
         {integer_option("pp", r::kParallelDegree, "pipeline stages (default: the workload's)").value("p"),
          into(path..., &SimulateRequest::pp)},
+        {integer_option("vpp", r::kParallelDegree,
+                        "model chunks per pipeline stage: Megatron's interleaved 1F1B schedule (default: the "
+                        "workload's, else 1)")
+             .value("v"),
+         into(path..., &SimulateRequest::vpp)},
     });
   return lines;
 }

@@ -88,6 +88,12 @@ Option& Option::first_argument()
   return *this;
 }
 
+Option& Option::bare(std::string value)
+{
+  bare_value = std::move(value);
+  return *this;
+}
+
 namespace {
 Option make(std::string name, OptionKind kind, std::string help)
 {

@@ -49,6 +49,9 @@ struct Option {
   std::string value_name;          // the help's placeholder ("N", "FILE.json"); empty: Boost's "arg"
   char short_name = '\0';          // a one-letter alias on the command line ('b' for -b)
   char separator  = '=';           // KEY_VALUE: between key and value
+  /// CHOICE: the value the option means when given bare (`--recompute` is `--recompute full`; Python: True). Empty:
+  /// the option always takes a value.
+  std::string bare_value;
   std::size_t max_items = 0;       // LIST: the most items (0: no limit)
   /// The Python keyword; empty: the name with '_' for '-' ("global_batch").
   std::string python_name;
@@ -71,6 +74,7 @@ struct Option {
   Option& command_line_only(std::string why);
   Option& repeatable();
   Option& first_argument();
+  Option& bare(std::string value);
 };
 
 // One constructor per kind.

@@ -82,9 +82,18 @@ const OptionTable<SimulateCommand>& simulate_options()
                                          "default: the workload's")
              .value("on|off"),
          into(&C::param_prefetch)},
-        {flag_option("recompute", "charge full activation recomputation (a forward pass inside every backward) even "
-                                  "where the run fits"),
+        {choice_option("recompute", {"none", "selective", "full"},
+                       "activation recomputation: none, selective (the attention core, Korthikanti et al. 2022 §5) or "
+                       "full (every layer's forward, its tensor-parallel all-reduces included); the bare flag is full; "
+                       "default: the workload's, full where the run fits only with it")
+             .value("MODE")
+             .bare("full"),
          into(&C::recompute)},
+        {number_option("memory-headroom-gb", r::kMemoryHeadroomGb,
+                       "GB per GPU the model cannot use (CUDA context, allocator fragmentation); default: the "
+                       "topology's gpu.memory_headroom_gb")
+             .value("GB"),
+         into(&C::memory_headroom_gb)},
         {path_option("plot", "with --links: draw the links x time heat map into DIR (PNG + SVG)").value("DIR"),
          into(&C::plot_dir)},
     });

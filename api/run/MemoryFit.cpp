@@ -15,15 +15,17 @@ constexpr std::array<std::pair<MemoryVerdict, const char*>, 4> kTexts = {{
 }};
 } // namespace
 
-MemoryFit judge_memory(double bytes_without, double bytes_with, std::optional<double> capacity_bytes)
+MemoryFit judge_memory(double bytes_without, double bytes_with, std::optional<double> capacity_bytes,
+                       double headroom_bytes)
 {
   MemoryFit fit;
   fit.gb_without_recomputation = bytes_without / 1e9;
   fit.gb_with_recomputation    = bytes_with / 1e9;
   if (!capacity_bytes)
     return fit;
-  const double cap = *capacity_bytes;
-  fit.capacity_gb  = cap / 1e9;
+  const double cap = *capacity_bytes - headroom_bytes; // what the model may use
+  fit.capacity_gb  = *capacity_bytes / 1e9;
+  fit.headroom_gb  = headroom_bytes / 1e9;
   fit.verdict      = bytes_without <= cap ? MemoryVerdict::FITS
                      : bytes_with <= cap  ? MemoryVerdict::FITS_WITH_RECOMPUTATION
                                           : MemoryVerdict::DOES_NOT_FIT;

@@ -1,6 +1,7 @@
 // The metric table and metrics by name; see Metrics.hpp.
 #include "api/run/Metrics.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ccsim::api {
@@ -36,6 +37,18 @@ constexpr std::array<MetricInfo, kMetricCount> kTable = {{
      [](const PhaseResult& p) { return p.bytes_per_gpu.intra_node; }},
     {Metric::STRAGGLER_WAIT_S, "straggler_wait_s", "straggler wait (s)", K::THROUGHPUT, I::NONE, nullptr,
      [](const SimulationReport& r) { return r.straggler_wait_s; }, nullptr},
+    // Tokens: samples x the sequence length simulated (config.seq_len, --param seq_len included). A phase keeps no
+    // sequence length, so these are the run's only. Days to N tokens are N / 1e12 x days_per_1t_tokens.
+    {Metric::TOKENS_PER_S, "tokens_per_s", "tokens/s", K::THROUGHPUT, I::NONE, nullptr,
+     [](const SimulationReport& r) { return r.samples_per_s * r.config.seq_len; }, nullptr},
+    {Metric::TOKENS_PER_S_PER_GPU, "tokens_per_s_per_gpu", "tokens/s per GPU", K::THROUGHPUT, I::NONE, nullptr,
+     [](const SimulationReport& r) { return r.samples_per_s * r.config.seq_len / std::max(1, r.config.gpus); }, nullptr},
+    {Metric::DAYS_PER_TRILLION_TOKENS, "days_per_1t_tokens", "days per 1T tokens", K::THROUGHPUT, I::NONE, nullptr,
+     [](const SimulationReport& r) {
+       const double tokens_per_s = r.samples_per_s * r.config.seq_len;
+       return tokens_per_s > 0 ? 1e12 / tokens_per_s / 86400 : 0.0;
+     },
+     nullptr},
 }};
 
 constexpr bool in_enum_order()

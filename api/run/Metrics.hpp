@@ -33,8 +33,11 @@ enum class Metric : unsigned char {
   INTER_NODE_BYTES,
   INTRA_NODE_BYTES,
   STRAGGLER_WAIT_S,
+  TOKENS_PER_S,
+  TOKENS_PER_S_PER_GPU,
+  DAYS_PER_TRILLION_TOKENS,
 };
-inline constexpr std::size_t kMetricCount = 12;
+inline constexpr std::size_t kMetricCount = 15;
 
 /// Which calibration rows bound a metric's error (api/run/Intervals.hpp): whole-step throughput and time, or the time
 /// of communication alone (all-reduce, pipeline sends).
@@ -68,7 +71,8 @@ const char* metric_name(Metric metric);
 std::optional<Metric> metric_named(std::string_view name);
 
 /// The metric names in column order: samples_per_s, step_time_s, tflops_per_gpu, the breakdown (compute_s ...
-/// allreduce_ms), inter_node_bytes, intra_node_bytes, straggler_wait_s.
+/// allreduce_ms), inter_node_bytes, intra_node_bytes, straggler_wait_s, tokens_per_s, tokens_per_s_per_gpu,
+/// days_per_1t_tokens.
 const std::vector<std::string>& known_metrics();
 
 /// A metric of the whole run.

@@ -85,6 +85,7 @@ std::string check_report(const SimulationReport& r)
   c.amount("memory_gb_per_gpu", r.memory_gb_per_gpu);
   if (m.fit.capacity_gb)
     c.amount("memory.capacity_gb", *m.fit.capacity_gb, /*positive=*/true);
+  c.amount("memory.headroom_gb", m.fit.headroom_gb);
   for (const auto& [name, v] : {std::pair{"gb_without_recomputation", m.fit.gb_without_recomputation},
                                 {"gb_with_recomputation", m.fit.gb_with_recomputation},
                                 {"weights", m.weights_gb},

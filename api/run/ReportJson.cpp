@@ -63,6 +63,8 @@ json config_json(const RunConfig& c)
                  {"backward_ms_per_micro_batch", c.backward_ms_per_micro_batch}};
   if (c.ep)
     config["ep"] = *c.ep;
+  if (c.vpp > 1)
+    config["vpp"] = c.vpp;
   if (c.overlap)
     config["overlap"] = *c.overlap;
   if (c.stragglers)
@@ -76,7 +78,7 @@ json config_json(const RunConfig& c)
 
 json memory_json(const MemoryResult& m)
 {
-  return {{"fits", to_string(m.fit.verdict)},
+  json out = {{"fits", to_string(m.fit.verdict)},
           {"capacity_gb", m.fit.capacity_gb ? json(*m.fit.capacity_gb) : json(nullptr)},
           {"activation_recomputation", m.activation_recomputation},
           {"gb_without_recomputation", m.fit.gb_without_recomputation},
@@ -90,6 +92,9 @@ json memory_json(const MemoryResult& m)
             {"activations", m.activations_gb},
             {"activations_recomputed", m.activations_recomputed_gb}}},
           {"activations_note", m.activations_note}};
+  if (m.fit.headroom_gb > 0) // only where a topology or the flag states it, so earlier results read the same
+    out["headroom_gb"] = m.fit.headroom_gb;
+  return out;
 }
 
 json model_json(const ModelResult& m)
@@ -116,6 +121,8 @@ MemoryResult read_memory(const json& m)
   out.fit.verdict                   = *verdict;
   const json& cap                   = json_field(m, "capacity_gb", mw);
   out.fit.capacity_gb = cap.is_null() ? std::nullopt : std::optional<double>(json_number(m, "capacity_gb", mw));
+  if (m.contains("headroom_gb"))
+    out.fit.headroom_gb = json_number(m, "headroom_gb", mw);
   out.activation_recomputation      = json_flag(m, "activation_recomputation", mw);
   out.fit.gb_without_recomputation  = json_number(m, "gb_without_recomputation", mw);
   out.fit.gb_with_recomputation     = json_number(m, "gb_with_recomputation", mw);
@@ -146,6 +153,8 @@ RunConfig read_config(const json& c)
   k.pp           = json_integer<int>(c, "pp", cw);
   if (c.contains("ep"))
     k.ep = json_integer<int>(c, "ep", cw);
+  if (c.contains("vpp"))
+    k.vpp = json_integer<int>(c, "vpp", cw);
   if (c.contains("overlap"))
     k.overlap = json_text(c, "overlap", cw);
   k.global_batch = json_integer<std::uint64_t>(c, "global_batch", cw);

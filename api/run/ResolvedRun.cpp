@@ -88,6 +88,27 @@ sim::Workload load_workload(const InputSource& source)
 }
 
 namespace {
+/// Model chunks per pipeline rank: --vpp as given (checked), else the workload's default where it applies (a run
+/// without pipeline stages, or whose stages do not split into whole chunks, runs plain 1F1B).
+int resolve_vpp(const SimulateRequest& req, const sim::Workload& work, const algorithms::PlanAlgorithm& algo, int pp)
+{
+  const auto applies = [&](int vpp) {
+    return vpp == 1 || (pp > 1 && algo.parallelism() != algorithms::Parallelism::PIPELINE && work.layers % (pp * vpp) == 0);
+  };
+  if (!req.vpp)
+    return applies(work.vpp) ? work.vpp : 1;
+  const int vpp = static_cast<int>(io::check_range(*req.vpp, io::range::kParallelDegree, /*integer=*/true, "--vpp"));
+  if (vpp == 1 || applies(vpp))
+    return vpp;
+  if (pp < 2)
+    throw io::InputError("--vpp", "", fmt::format("{} model chunks per stage interleave a pipeline: give --pp >= 2", vpp));
+  if (algo.parallelism() == algorithms::Parallelism::PIPELINE)
+    throw io::InputError("--vpp", "", fmt::format("{} runs GPipe; the interleaved schedule is Megatron's 1F1B for the "
+                                                  "data-parallel algorithms with --pp", algo.name()));
+  throw io::InputError("--vpp", "", fmt::format("{} layers of {} do not split into pp x vpp = {} x {} whole chunks",
+                                                work.layers, work.name, pp, vpp));
+}
+
 /// What --param sets besides the algorithm's own parameters: the run's expert-parallel degree and the workload's
 /// sequence length and micro-batch count.
 struct ShapeParams {
@@ -212,6 +233,7 @@ void resolve_split(const SimulateRequest& req, const ShapeParams& given, Resolve
   if (algo->parallelism() == algorithms::Parallelism::PIPELINE && s.pp < 2)
     throw io::InputError("--pp", "", fmt::format("{} is a pipeline algorithm: it needs --pp >= 2", req.algorithm));
   s.dp            = req.gpus / (s.tp * s.pp);
+  s.vpp           = resolve_vpp(req, work, *algo, s.pp);
   s.gpus_per_node = topo.gpus_per_node;
   s.nodes         = (req.gpus + topo.gpus_per_node - 1) / topo.gpus_per_node;
   s.params        = work.params;
@@ -296,34 +318,65 @@ void check_memory(const SimulateRequest& req, ResolvedRun& r)
 {
   const auto* algo          = r.algo;
   const sim::Topology& topo = r.topo;
-  const sim::Workload& work = r.work;
+  sim::Workload& work       = r.work;
   sim::StepShape& s         = r.shape;
+  // --recompute over the workload's defaults.recompute: selective changes what the memory model stores (and the
+  // compute what it reruns), so it is the run's recipe from here on; full also where the run would fit without it.
+  const bool forced_full    = req.recompute == std::optional<std::string>("full");
+  const bool recompute_none = req.recompute == std::optional<std::string>("none");
+  if (req.recompute) {
+    const auto mode = sim::parse_recompute(*req.recompute);
+    if (!mode)
+      throw io::InputError("--recompute", "", io::echo(*req.recompute) + " is not one of: none, selective, full");
+    if (*mode == sim::Recompute::SELECTIVE && !work.architecture)
+      throw io::InputError("--recompute", "",
+                           fmt::format("selective recomputation needs workload {} to have an architecture block (the "
+                                       "attention core it reruns)", work.name));
+    work.recompute = *mode;
+  }
   const auto& mem = r.memory = algorithms::memory_footprint(*algo, work, s);
   const double need_plain = mem.total_bytes(false), need_recompute = mem.total_bytes(true);
-  r.memory_fit            = judge_memory(need_plain, need_recompute, topo.gpu.memory_bytes);
+  double headroom = topo.gpu.memory_headroom_bytes;
+  if (req.memory_headroom_gb) {
+    headroom = io::check_range(*req.memory_headroom_gb, io::range::kMemoryHeadroomGb, false, "--memory-headroom-gb") * 1e9;
+    if (topo.gpu.memory_bytes && headroom >= *topo.gpu.memory_bytes)
+      throw io::InputError("--memory-headroom-gb", "",
+                           fmt::format("{:g} GB leaves nothing of the {:g} GB GPU for the model", headroom / 1e9,
+                                       *topo.gpu.memory_bytes / 1e9));
+  }
+  r.memory_fit = judge_memory(need_plain, need_recompute, topo.gpu.memory_bytes, headroom);
   if (topo.gpu.memory_bytes) {
     const double cap = *topo.gpu.memory_bytes;
+    if (r.memory_fit.verdict == MemoryVerdict::FITS_WITH_RECOMPUTATION && recompute_none && !req.allow_oom)
+      throw io::InputError(
+          "--recompute", "",
+          fmt::format("none: {} on {} with tp {} pp {} dp {} needs {:.1f} GB per GPU without activation recomputation "
+                      "but the GPU has {:.1f} GB for it ({:.0f} GB less {:.3g} GB headroom): recompute, raise --tp or "
+                      "--pp, or pass --allow-oom",
+                      algo->name(), work.name, s.tp, s.pp, s.dp, need_plain / 1e9, (cap - headroom) / 1e9, cap / 1e9,
+                      headroom / 1e9));
     if (r.memory_fit.verdict == MemoryVerdict::DOES_NOT_FIT && !req.allow_oom)
       throw io::InputError(
           r.topology_file, "/gpu/memory_gb",
           fmt::format("{} on {} with tp {} pp {} dp {} needs {:.1f} GB per GPU even with activation recomputation "
                       "(weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, compression buffers {:.1f}, activations "
-                      "{:.1f}) but the GPU has {:.0f} GB: raise --tp or --pp{}, or pass --allow-oom",
+                      "{:.1f}) but the GPU has {:.0f} GB{}: raise --tp or --pp{}, or pass --allow-oom",
                       algo->name(), work.name, s.tp, s.pp, s.dp, need_recompute / 1e9, mem.weights_bytes / 1e9,
                       mem.gradients_bytes / 1e9, mem.optimizer_bytes / 1e9, mem.compression_bytes / 1e9,
                       mem.activations_recompute_bytes / 1e9, cap / 1e9,
+                      headroom > 0 ? fmt::format(" less {:.3g} GB headroom", headroom / 1e9) : "",
                       algo->parallelism() == algorithms::Parallelism::SHARDED_DATA_PARALLEL ? ""
                                                                                             : ", use a sharded algorithm"));
   }
-  r.recompute = r.memory_fit.verdict == MemoryVerdict::FITS_WITH_RECOMPUTATION || req.recompute ||
-                work.recompute == sim::Recompute::FULL;
+  r.recompute = (r.memory_fit.verdict == MemoryVerdict::FITS_WITH_RECOMPUTATION && !recompute_none) ||
+                forced_full || work.recompute == sim::Recompute::FULL;
   // The recomputed forward passes are charged where compute is priced from the model (FLOPs over a sustained rate, or
   // per operator: a workload from its architecture counts no recomputation), when asked for (--recompute), or when
   // the workload's recipe recomputes (defaults.recompute: full, or selective, the attention core only). The papers'
   // workloads keep their calibrated compute, fitted to the papers' measured steps, which already hold whatever their
   // systems recomputed (docs/overlap.md).
   const bool full =
-      req.recompute || work.recompute == sim::Recompute::FULL || (r.recompute && work.architecture.has_value());
+      forced_full || work.recompute == sim::Recompute::FULL || (r.recompute && work.architecture.has_value());
   s.recompute     = full ? sim::Recompute::FULL : work.recompute;
   s.sequence_parallel = work.sequence_parallel && s.tp > 1;
 }

@@ -40,6 +40,7 @@ struct SimulateRequest {
   std::optional<std::uint64_t> micro_batch;
   std::optional<int> tp;
   std::optional<int> pp;
+  std::optional<int> vpp;                   // --vpp: model chunks per pipeline rank (interleaved 1F1B)
   std::optional<double> bandwidth_gbps;     // overrides the inter-node bandwidth
   std::optional<double> latency_us;         // overrides the inter-node latency
   std::optional<std::string> network_model; // "rdma" | "tcp": overrides the topology's choice
@@ -55,7 +56,12 @@ struct SimulateRequest {
   std::optional<std::string> overlap;        // --overlap none|bucketed: the gradient reduction
   std::optional<double> bucket_mb;           // --bucket-mb: bucket size, MB
   std::optional<bool> param_prefetch;        // --param-prefetch on|off
-  bool recompute = false;                    // --recompute: full activation recomputation even where the run fits
+  /// --recompute none|selective|full (the bare flag: full); unset: the workload's defaults.recompute, and full where
+  /// the run fits only with it. An explicit none refuses a run that fits only with recomputation.
+  std::optional<std::string> recompute;
+  /// --memory-headroom-gb: GB per GPU kept from the model (CUDA context, allocator fragmentation); unset: the
+  /// topology's gpu.memory_headroom_gb.
+  std::optional<double> memory_headroom_gb;
 };
 
 } // namespace ccsim::api

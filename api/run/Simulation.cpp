@@ -178,6 +178,7 @@ SimulationReport simulate(const ResolvedRun& run)
   c.dp                          = s.dp;
   c.tp                          = s.tp;
   c.pp                          = s.pp;
+  c.vpp                         = s.vpp;
   if (work.architecture && work.architecture->moe())
     c.ep = s.ep;
   c.overlap = overlap_description(s.overlap);

@@ -110,6 +110,7 @@ struct RunConfig {
   std::string topology, workload, algorithm;
   int gpus = 0, nodes = 0, dp = 0, tp = 0, pp = 0;
   std::optional<int> ep; // expert-parallel degree, for a mixture of experts only
+  int vpp = 1;           // model chunks per pipeline rank (interleaved 1F1B); written only when > 1
   std::uint64_t global_batch = 0;
   std::string batch_rule; // which rule set the batch: the flag, the workload's default, or its run rule
   std::uint64_t micro_batch = 0;

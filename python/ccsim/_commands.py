@@ -31,6 +31,8 @@ def _texts(option, value):
         if isinstance(value, bool):
             return [] if value else None
         raise input_error(name, "", f"must be True or False (got {type(value).__name__})")
+    if kind == "choice" and option.get("bare") and isinstance(value, bool):  # recompute=True: the bare flag's value
+        return [option["bare"]] if value else None
     if kind == "on-off" and isinstance(value, bool):
         return ["on" if value else "off"]
     if kind == "key=value":

@@ -29,6 +29,7 @@ nlohmann::json option_json(const api::Option& o)
           {"repeats", o.repeats},
           {"positional", o.positional},
           {"separator", std::string(1, o.separator)},
+          {"bare", o.bare_value.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.bare_value)},
           {"value_name", o.value_name},
           {"short", o.short_name != '\0' ? std::string(1, o.short_name) : std::string()},
           {"cli_only", o.cli_only}};

@@ -117,6 +117,10 @@ struct StepShape {
   std::uint64_t params_per_rank = 0; // parameters one GPU holds: params / (tp·pp), experts split over ep
   int gpus = 1;
   int dp = 1, tp = 1, pp = 1;
+  /// Model chunks per pipeline rank: Megatron's interleaved 1F1B (--num-layers-per-virtual-pipeline-stage; Narayanan
+  /// et al. 2021 §2.2.2). With vpp > 1 each stage's work per micro-batch runs as vpp chunks of 1/vpp of it, which cuts
+  /// the bubble to (pp - 1)(f + b) / vpp and sends vpp times as many messages between stages.
+  int vpp = 1;
   int gpus_per_node = 1;
   int dp_per_node = 1;           // data-parallel peers on one node
   int nodes = 1;

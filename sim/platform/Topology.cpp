@@ -82,8 +82,8 @@ Topology topology_from_json(const nlohmann::json& doc, const std::string& path)
   t.software    = root.string_or("software", "");
 
   const auto gpu = root.object("gpu");
-  gpu.allow_only({"name", "sustained_tflops", "peak_tflops", "memory_gbps", "memory_gb", "kernel_gbps",
-                  "kernel_efficiency", "compute"});
+  gpu.allow_only({"name", "sustained_tflops", "peak_tflops", "memory_gbps", "memory_gb", "memory_headroom_gb",
+                  "kernel_gbps", "kernel_efficiency", "compute"});
   t.gpu.name = gpu.string("name");
   if (gpu.has("sustained_tflops"))
     t.gpu.sustained_flops = gpu.number_in("sustained_tflops", io::range::kTflops) * 1e12;
@@ -102,6 +102,13 @@ Topology topology_from_json(const nlohmann::json& doc, const std::string& path)
   t.gpu.kernel_efficiency  = gpu.number_in_or("kernel_efficiency", io::range::kFraction, 0.5); // share of memory_gbps
   if (gpu.has("memory_gb"))
     t.gpu.memory_bytes = gpu.number_in("memory_gb", io::range::kGpuMemoryGb) * 1e9;
+  if (gpu.has("memory_headroom_gb")) {
+    if (!t.gpu.memory_bytes)
+      gpu.fail_at("memory_headroom_gb", "is part of gpu.memory_gb: give memory_gb too");
+    t.gpu.memory_headroom_bytes = gpu.number_in("memory_headroom_gb", io::range::kMemoryHeadroomGb) * 1e9;
+    if (t.gpu.memory_headroom_bytes >= *t.gpu.memory_bytes)
+      gpu.fail_at("memory_headroom_gb", "leaves no memory for the model: must be below memory_gb");
+  }
   if (const auto kernels = gpu.object_if("kernel_gbps")) {
     for (const auto& [name, value] : kernels->raw().items()) {
       if (io::is_note_key(name))

@@ -39,6 +39,9 @@ struct GpuSpec {
   std::optional<GpuCompute> compute;
   double memory_bytes_per_s = 0;  // HBM bandwidth
   std::optional<double> memory_bytes; // HBM capacity (gpu.memory_gb); without it no run is checked for fit
+  /// gpu.memory_headroom_gb: bytes of memory_bytes the model cannot use (the CUDA context, the caching allocator's
+  /// fragmentation); 0 where the topology does not state it.
+  double memory_headroom_bytes = 0;
   std::map<std::string, double> kernel_bytes_per_s; // compression kernel throughput (input bytes/s)
   /// Throughput measured at several buffer sizes: (buffer bytes, bytes/s), ascending in size (gpu.kernel_gbps entries
   /// given as {"MB": GB/s, ...}). A small buffer leaves the GPU part idle: SDP4Bit Table 5's A100 quantizer runs at

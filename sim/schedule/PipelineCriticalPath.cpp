@@ -4,6 +4,7 @@
 
 #include "sim/compute/CostModel.hpp"
 #include "sim/layout/PipelineGroups.hpp"
+#include "sim/schedule/PipelineSchedule.hpp"
 
 #include <algorithm>
 
@@ -29,7 +30,8 @@ double comm_free_pipeline_s(const StepContext& c, const PhasePlan& phase)
   for (const auto& k : phase.pipeline->kernels_per_micro_batch)
     kernel_s += kernel_seconds(*c.topo, k);
   kernel_s /= 2;
-  const int m    = std::max(1, c.shape.grad_accumulation);
+  const int m      = pipeline_units(c); // micro-batches x model chunks, each chunk 1/vpp of the stage's work
+  const double chunk = 1.0 / std::max(1, c.shape.vpp);
   const int pp   = c.layout.pp;
   const bool own = !c.rank_inverse_scale.empty();
   // Without per-GPU speeds every chain is the same: one is enough.
@@ -42,8 +44,8 @@ double comm_free_pipeline_s(const StepContext& c, const PhasePlan& phase)
       // receive once per direction, the middle ones both.
       const double inverse = own ? c.rank_inverse_scale[static_cast<std::size_t>(ranks[s])] : 1;
       const double kernel  = kernel_s * (own ? inverse : c.kernel_factor) * ((s > 0) + (s < pp - 1));
-      f[s] = (own ? c.nominal.forward_s * c.noise_factor * inverse : c.compute.forward_s) + kernel;
-      b[s] = (own ? c.nominal.backward_s * c.noise_factor * inverse : c.compute.backward_s) + kernel;
+      f[s] = chunk * (own ? c.nominal.forward_s * c.noise_factor * inverse : c.compute.forward_s) + kernel;
+      b[s] = chunk * (own ? c.nominal.backward_s * c.noise_factor * inverse : c.compute.backward_s) + kernel;
     }
     slowest = std::max(slowest, gpipe_makespan_s(f, b, m));
   }

@@ -92,25 +92,27 @@ bool stage_sends(int stage, char dir, int pp)
   return dir == 'f' ? stage < pp - 1 : stage > 0;
 }
 
-/// Counts the messages one stage sends in one direction over a step (one per micro-batch, to the next stage forward or
-/// the previous one backward): bytes inside or across nodes, events, tracked links. Returns the bytes of each.
+/// Counts the messages one stage sends in one direction over a step (one per micro-batch and model chunk, to the next
+/// stage forward or the previous one backward): bytes inside or across nodes, events, tracked links. Returns the bytes of each.
 std::uint64_t count_stage_sends(StepContext& c, const std::vector<int>& ranks, int stage, char dir,
                                 const PipelineComm& pipe)
 {
   const bool fwd            = dir == 'f';
-  const int m               = std::max(1, c.shape.grad_accumulation);
+  const int m               = pipeline_units(c);
   const int peer            = fwd ? stage + 1 : stage - 1;
   const std::uint64_t bytes = fwd ? pipe.forward_bytes_per_micro_batch : pipe.backward_bytes_per_micro_batch;
   count_messages(c, ranks[stage], ranks[peer], bytes, static_cast<std::uint64_t>(m));
   return bytes;
 }
 
-/// One pipeline stage of one chain under GPipe: all forwards, then all backwards.
+/// One pipeline stage of one chain under GPipe: all forwards, then all backwards, one unit per micro-batch and model
+/// chunk (pipeline_units), each unit 1/vpp of the stage's work per micro-batch.
 /// Receives are posted up front (eager buffers), so transfers overlap compute on both sides.
 void stage_actor(StageJob job)
 {
   StepContext& c   = *job.c;
-  const int m      = std::max(1, c.shape.grad_accumulation);
+  const int m      = pipeline_units(c);
+  const double chunk = 1.0 / std::max(1, c.shape.vpp);
   const int last   = static_cast<int>(job.ranks.size()) - 1;
   const auto& pipe = *job.pipe;
   static int token = 0;
@@ -156,8 +158,8 @@ void stage_actor(StageJob job)
       // Where GPUs differ, this stage runs at its own GPU's speed (a slow GPU slows its stage, the schedule the rest).
       const bool own       = !c.rank_inverse_scale.empty();
       const double inverse = own ? c.rank_inverse_scale[static_cast<std::size_t>(job.ranks[job.stage])] : 1;
-      const double compute = own ? (fwd ? c.nominal.forward_s : c.nominal.backward_s) * c.noise_factor * inverse
-                                 : (fwd ? c.compute.forward_s : c.compute.backward_s);
+      const double compute = chunk * (own ? (fwd ? c.nominal.forward_s : c.nominal.backward_s) * c.noise_factor * inverse
+                                          : (fwd ? c.compute.forward_s : c.compute.backward_s));
       const double kernel  = job.kernel_s * (own ? inverse : c.kernel_factor);
       const double work    = compute + (receives ? kernel : 0) + (sends_on ? kernel : 0);
       const double start = sg4::Engine::get_clock();
@@ -172,6 +174,11 @@ void stage_actor(StageJob job)
   }
 }
 } // namespace
+
+int pipeline_units(const StepContext& c)
+{
+  return std::max(1, c.shape.grad_accumulation) * std::max(1, c.shape.vpp);
+}
 
 void run_pipeline(StepContext& c, const PhasePlan& phase, PhaseReport& r)
 {
@@ -236,7 +243,7 @@ void run_pipeline(StepContext& c, const PhasePlan& phase, PhaseReport& r)
   auto mean     = [](const std::vector<double>& v) { return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / v.size(); };
   r.pipeline_forward_comm_s  = mean(fw_comm);
   r.pipeline_backward_comm_s = mean(bw_comm);
-  r.comm_s = m * (r.pipeline_forward_comm_s + r.pipeline_backward_comm_s);
+  r.comm_s = pipeline_units(c) * (r.pipeline_forward_comm_s + r.pipeline_backward_comm_s);
 }
 
 } // namespace ccsim::sim

@@ -1,11 +1,20 @@
 #pragma once
-// Internal to the step engine: a pipelined phase under GPipe — on every chain of pp stages (sim/layout/PipelineGroups.hpp),
+// Internal to the step engine: a pipelined phase under GPipe (and, with model chunks, interleaved 1F1B) — on every chain of pp stages (sim/layout/PipelineGroups.hpp),
 // all micro-batches forward through the stages, then all backward, each boundary sending the plan's bytes per
 // micro-batch (AQ-SGD §4, Fig. 2) with its quantize/dequantize kernels on both sides.
 
 #include "sim/step/StepContext.hpp"
 
 namespace ccsim::sim {
+
+/// The units of work each stage runs per direction in a step: one per micro-batch and model chunk, m x vpp. Megatron's
+/// interleaved 1F1B (vpp chunks per rank, Narayanan et al. 2021 §2.2.2) is simulated as GPipe over these units, each
+/// 1/vpp of a stage's work per micro-batch: its comm-free makespan (m vpp + pp - 1)(f + b) / vpp is the interleaved
+/// schedule's, m (f + b) plus the bubble (pp - 1)(f + b) / vpp, and each pair of neighbouring stages exchanges vpp
+/// messages per micro-batch and direction, as interleaving does. Not simulated: the vpp - 1 sends per micro-batch from
+/// the last stage back to the first (from one chunk to the next round of chunks), on a link the chain does not use
+/// otherwise.
+int pipeline_units(const StepContext& c);
 
 /// Runs the pipeline schedule of `phase` on every chain; sets r.compute_s, r.compression_s, r.comm_s and the per
 /// micro-batch send times between the first two stages (r.pipeline_forward_comm_s, r.pipeline_backward_comm_s).

@@ -38,3 +38,16 @@ TEST_CASE("MemoryFit: each verdict's text reads back as that verdict and no othe
   CHECK_FALSE(memory_verdict_named("maybe"));
   CHECK_FALSE(memory_verdict_named("Yes"));
 }
+
+TEST_CASE("MemoryFit: the headroom is kept from the capacity - 39.4 GB on a 40 GB GPU with 2 GB kept does not fit", "[api]")
+{
+  // Issue 41: a run at 39.4 of 40 GB must not be reported as fitting once the CUDA context and the allocator's
+  // fragmentation are counted; 39.4 > 40 - 2 = 38, while recomputation's 30 GB fits.
+  const auto fit = judge_memory(39.4e9, 30e9, 40e9, 2e9);
+  CHECK(fit.verdict == MemoryVerdict::FITS_WITH_RECOMPUTATION);
+  CHECK(fit.capacity_gb == Approx(40));
+  CHECK(fit.headroom_gb == Approx(2));
+  CHECK(judge_memory(39.4e9, 39e9, 40e9, 2e9).verdict == MemoryVerdict::DOES_NOT_FIT);
+  CHECK(judge_memory(38e9, 30e9, 40e9, 2e9).verdict == MemoryVerdict::FITS); // exactly the usable 38 GB
+  CHECK(judge_memory(39.4e9, 30e9, 40e9).verdict == MemoryVerdict::FITS);    // no headroom stated
+}

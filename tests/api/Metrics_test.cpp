@@ -35,6 +35,8 @@ SimulationReport distinct_report()
   r.phases.push_back(phase);
   r.memory.fit = judge_memory(15e9, 16e9, 20e9);
   r.fidelity   = "fast";
+  r.config.seq_len = 2048; // tokens/s 2048, per GPU 512, days per 1e12 tokens 5651.3...
+  r.config.gpus    = 4;
   return r;
 }
 
@@ -159,4 +161,18 @@ TEST_CASE("Metrics: a simulation puts a likely range on the metrics the table sa
     if (m.interval != IntervalRule::NONE)
       bounded.push_back(m.name);
   CHECK(bounded == std::vector<std::string>{"samples_per_s", "step_time_s", "tflops_per_gpu", "allreduce_ms"});
+}
+
+TEST_CASE("Metrics: tokens per second, per GPU and days per trillion tokens follow from samples and the sequence", "[api]")
+{
+  // 3 samples/s of 4,096 tokens on 8 GPUs: 12,288 tokens/s, 1,536 per GPU; 1e12 tokens take 1e12 / 12,288 s
+  // = 81,380,208.3 s = 941.90 days.
+  SimulationReport r;
+  r.samples_per_s  = 3;
+  r.config.seq_len = 4096;
+  r.config.gpus    = 8;
+  CHECK(metric_value(r, Metric::TOKENS_PER_S) == Approx(12288));
+  CHECK(metric_value(r, Metric::TOKENS_PER_S_PER_GPU) == Approx(1536));
+  CHECK(metric_value(r, Metric::DAYS_PER_TRILLION_TOKENS) == Approx(1e12 / 12288 / 86400).epsilon(1e-12));
+  CHECK(metric_value(r, Metric::DAYS_PER_TRILLION_TOKENS) == Approx(941.90).epsilon(1e-4));
 }

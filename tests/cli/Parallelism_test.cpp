@@ -1,0 +1,159 @@
+// Issue 41's parallelism options on `ccsim simulate`, each against its closed form: the interleaved 1F1B schedule
+// (--vpp), the recomputation modes (--recompute none|selective|full), the memory headroom, and tokens per second.
+#include "tests/support/RunCcsim.hpp"
+#include "tests/support/SimulateJson.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+using ccsim::test::line_count;
+using ccsim::test::run_ccsim;
+using ccsim::test::simulate_json;
+
+namespace {
+// Llama-2-7B (32 layers) in 4 pipeline stages on one H100 node, tp 1, dp 1: no tensor- or data-parallel traffic, so
+// the step is the pipeline's schedule plus the optimizer. 8 micro-batches of 1.
+const std::string kPipeline = "--topology h100x8-ib400x8 --workload llama2-7b --algorithm megatron-dp --gpus 4 --tp 1 "
+                              "--pp 4 --global-batch 8 --micro-batch 1";
+
+double num(const nlohmann::json& j) { return j.get<double>(); }
+
+/// The step's comm-free critical path: the step less what the pipeline sends left exposed and the optimizer step.
+double comm_free_s(const nlohmann::json& r)
+{
+  return num(r["step_time_s"]) - num(r["breakdown"]["exposed_comm_s"]) - num(r["breakdown"]["optimizer_s"]);
+}
+} // namespace
+
+TEST_CASE("Parallelism: interleaved 1F1B cuts the bubble to (pp - 1)(f + b) / vpp", "[cli]")
+{
+  // Narayanan et al. 2021 §2.2.2: with m micro-batches of forward f and backward b per stage, plain 1F1B takes
+  // (m + pp - 1)(f + b) and v chunks per stage (m + (pp - 1) / v)(f + b), transfers free. Here m = 8, pp = 4.
+  for (const int v : {1, 2, 4}) {
+    INFO("vpp " << v);
+    const auto r    = simulate_json(kPipeline + " --vpp " + std::to_string(v));
+    const double fb = (num(r["config"]["forward_ms_per_micro_batch"]) + num(r["config"]["backward_ms_per_micro_batch"])) / 1e3;
+    CHECK(r["config"]["grad_accumulation"] == 8);
+    CHECK(comm_free_s(r) == Approx((8 + 3.0 / v) * fb).epsilon(1e-9));
+    CHECK(num(r["breakdown"]["compute_s"]) == Approx(8 * fb).epsilon(1e-12)); // the work itself does not change
+    CHECK(r["config"].value("vpp", 1) == v);
+  }
+}
+
+TEST_CASE("Parallelism: interleaving sends vpp times the messages between neighbouring stages", "[cli]")
+{
+  // Each micro-batch crosses every stage boundary once per chunk and direction: v x (2 m) messages of the same
+  // size per boundary. All four stages sit in one node, so they are intra-node bytes, and nothing else moves.
+  const auto plain       = simulate_json(kPipeline);
+  const auto interleaved = simulate_json(kPipeline + " --vpp 4");
+  REQUIRE(num(plain["bytes_per_gpu"]["intra_node"]) > 0);
+  CHECK(num(interleaved["bytes_per_gpu"]["intra_node"]) == Approx(4 * num(plain["bytes_per_gpu"]["intra_node"])));
+  CHECK(num(interleaved["breakdown"]["comm_s"]) > 3 * num(plain["breakdown"]["comm_s"]));
+}
+
+TEST_CASE("Parallelism: interleaving keeps 1 + (pp - 1) / (pp vpp) times 1F1B's activations", "[cli]")
+{
+  // Korthikanti et al. 2022 §4.2.3: the first stage holds pp micro-batches of its layers, times 1 + (pp - 1) / (pp v)
+  // with v chunks. The fp32 logits are the last stage's and do not scale. pp = 4, v = 2: factor 1 + 3 / 8.
+  const auto plain       = simulate_json(kPipeline + " --vpp 1")["memory"]["breakdown_gb"];
+  const auto interleaved = simulate_json(kPipeline + " --vpp 2")["memory"]["breakdown_gb"];
+  // Llama-2-7B's logits: 4 s b V / t = 4 x 4096 x 1 x 32000 bytes.
+  const double logits_gb = 4.0 * 4096 * 32000 / 1e9;
+  CHECK(num(interleaved["activations"]) - logits_gb ==
+        Approx((num(plain["activations"]) - logits_gb) * (1 + 3.0 / 8)).epsilon(1e-9));
+}
+
+TEST_CASE("Parallelism: --vpp that cannot interleave is a one-line error", "[cli]")
+{
+  const auto no_pipeline = run_ccsim("simulate --topology h100x8-ib400x8 --workload llama2-7b --algorithm megatron-dp "
+                                     "--gpus 4 --vpp 2 --quiet");
+  CHECK(no_pipeline.exit_code == 2);
+  CHECK(line_count(no_pipeline.err) == 1);
+  CHECK_THAT(no_pipeline.err, Catch::Contains("--vpp") && Catch::Contains("--pp >= 2"));
+  // 32 layers do not split into 4 x 3 whole chunks.
+  const auto uneven = run_ccsim("simulate " + kPipeline + " --vpp 3 --quiet");
+  CHECK(uneven.exit_code == 2);
+  CHECK(line_count(uneven.err) == 1);
+  CHECK_THAT(uneven.err, Catch::Contains("32 layers") && Catch::Contains("4 x 3"));
+  const auto gpipe = run_ccsim("simulate --topology h100x8-ib400x8 --workload llama2-7b --algorithm aq-sgd --gpus 4 "
+                               "--pp 4 --global-batch 8 --micro-batch 1 --vpp 2 --quiet");
+  CHECK(gpipe.exit_code == 2);
+  CHECK_THAT(gpipe.err, Catch::Contains("GPipe"));
+}
+
+TEST_CASE("Parallelism: full recomputation re-runs each layer's two forward all-reduces (6 per layer, not 4)", "[cli]")
+{
+  // Issue 41's example: Llama-2-7B at tp 4 on one H100 node (dp 2). The recomputed forward of every layer repeats its
+  // two tensor-parallel all-reduces (Megatron's checkpointed function holds them): 2 more per layer and micro-batch,
+  // each of b s h 2-byte activations. A ring all-reduce of S bytes moves 2 (n - 1) / n S per GPU (n = tp = 4), so the
+  // intra-node bytes grow by layers x accumulation x 2 x 2 (3/4) x b s h 2.
+  const std::string base = "--topology h100x8-ib400x8 --workload llama2-7b --algorithm megatron-dp --gpus 8 --tp 4";
+  const auto none        = simulate_json(base + " --recompute none");
+  const auto full        = simulate_json(base + " --recompute");
+  const double accum = num(none["config"]["grad_accumulation"]), b = num(none["config"]["micro_batch"]);
+  const double extra = 32 * accum * 2 * (2 * 3.0 / 4) * b * 4096 * 4096 * 2;
+  CHECK(full["memory"]["activation_recomputation"] == true);
+  CHECK(num(full["bytes_per_gpu"]["intra_node"]) - num(none["bytes_per_gpu"]["intra_node"]) ==
+        Approx(extra).epsilon(1e-6));
+  CHECK(num(full["breakdown"]["comm_s"]) > num(none["breakdown"]["comm_s"]));
+  CHECK(num(full["breakdown"]["compute_s"]) > num(none["breakdown"]["compute_s"]));
+  // The bare flag before another flag is full too; a word after it is its value, checked as one.
+  const auto bare = run_ccsim("simulate " + base + " --recompute --quiet --format json");
+  REQUIRE(bare.exit_code == 0);
+  CHECK(nlohmann::json::parse(bare.out)["bytes_per_gpu"] == full["bytes_per_gpu"]);
+  const auto wrong = run_ccsim("simulate " + base + " --recompute partial --quiet");
+  CHECK(wrong.exit_code == 2);
+  CHECK(line_count(wrong.err) == 1);
+  CHECK_THAT(wrong.err, Catch::Contains("--recompute") && Catch::Contains("none, selective, full"));
+}
+
+TEST_CASE("Parallelism: selective recomputation re-runs the attention core only, without its memory", "[cli]")
+{
+  // Korthikanti et al. 2022 §5: the attention core (QK^T, softmax, dropout, attention over V) is recomputed, so its
+  // score matrices are not stored; no collective is repeated (the core has none).
+  const std::string base = "--topology h100x8-ib400x8 --workload llama2-7b --algorithm megatron-dp --gpus 8 --tp 4";
+  const auto none        = simulate_json(base + " --recompute none");
+  const auto selective   = simulate_json(base + " --recompute selective");
+  const auto full        = simulate_json(base + " --recompute full");
+  CHECK(num(selective["bytes_per_gpu"]["intra_node"]) == Approx(num(none["bytes_per_gpu"]["intra_node"])));
+  CHECK(num(selective["breakdown"]["compute_s"]) > num(none["breakdown"]["compute_s"]));
+  CHECK(num(selective["breakdown"]["compute_s"]) < num(full["breakdown"]["compute_s"]));
+  CHECK(selective["operators"]["recompute"] == "selective");
+  CHECK(num(selective["memory"]["breakdown_gb"]["activations"]) <=
+        num(none["memory"]["breakdown_gb"]["activations"]));
+  const auto no_architecture = run_ccsim("simulate --topology v100x1-native --workload bert-large --algorithm lamb "
+                                         "--gpus 1 --recompute selective --quiet");
+  CHECK(no_architecture.exit_code == 2);
+  CHECK_THAT(no_architecture.err, Catch::Contains("--recompute") && Catch::Contains("architecture"));
+}
+
+TEST_CASE("Parallelism: the memory headroom is kept from the model - a run that fills the GPU does not fit", "[cli]")
+{
+  // BERT-Large with LAMB on one 16 GB V100 needs m GB without recomputation (and less with it). A headroom that
+  // leaves m - 0.1 GB for the model makes it fit only with recomputation; one that leaves m + 0.1 GB keeps it fitting.
+  const std::string base = "--topology v100x1-native --workload bert-large --algorithm lamb --gpus 1";
+  const auto plain       = simulate_json(base)["memory"];
+  REQUIRE(plain["fits"] == "yes");
+  const double need = num(plain["gb_without_recomputation"]), cap = num(plain["capacity_gb"]);
+  const auto tight  = simulate_json(base + " --memory-headroom-gb " + std::to_string(cap - need + 0.1))["memory"];
+  CHECK(tight["fits"] == "with activation recomputation");
+  CHECK(num(tight["headroom_gb"]) == Approx(cap - need + 0.1));
+  const auto roomy = simulate_json(base + " --memory-headroom-gb " + std::to_string(cap - need - 0.1))["memory"];
+  CHECK(roomy["fits"] == "yes");
+  // --recompute none refuses the tight run rather than recomputing behind the user's back.
+  const auto refused = run_ccsim("simulate " + base + " --quiet --recompute none --memory-headroom-gb " +
+                                 std::to_string(cap - need + 0.1));
+  CHECK(refused.exit_code == 2);
+  CHECK(line_count(refused.err) == 1);
+  CHECK_THAT(refused.err, Catch::Contains("--recompute") && Catch::Contains("headroom"));
+}
+
+TEST_CASE("Parallelism: simulate prints tokens per second beside samples per second", "[cli]")
+{
+  // The metrics themselves are tested against their closed form in tests/api/Metrics_test.cpp.
+  const auto table = run_ccsim("simulate " + kPipeline + " --quiet");
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("tokens/s") && Catch::Contains("1T tokens in"));
+}
