@@ -25,14 +25,15 @@ def table(command):
 
 
 def _names(option, value):
-    """A text, choice or name-list keyword's value checked by type: a str, or (a list kind, a repeatable option) a list
-    or tuple of them. 123 or True is an InputError here, as the command line cannot even spell it."""
-    items = value if (option["kind"] == "list" or option["repeats"]) and isinstance(value, (list, tuple)) else [value]
+    """A text, choice or name-list keyword's value checked by type: a str (or a path), or (a list kind, a repeatable
+    option) a list or tuple of them. 123 or True is an InputError here, as the command line cannot even spell it."""
+    several = option["kind"] == "list" or option["repeats"]
+    items = value if several and isinstance(value, (list, tuple)) else [value]
     for item in items:
-        if not isinstance(item, str):
-            raise input_error(option["python"], "", f"must be a str{' or a list of them' if items is value else ''} "
+        if not isinstance(item, (str, os.PathLike)):
+            raise input_error(option["python"], "", f"must be a str{' or a list of them' if several else ''} "
                                                     f"(got {type(item).__name__})")
-    return items
+    return [os.fspath(item) for item in items]
 
 
 def _texts(option, value):

@@ -185,7 +185,7 @@ def test_issue_43_finding_6_arguments_of_the_wrong_type_are_input_errors_not_typ
         ccsim.simulate(**KW, algorithm=123, gpus=32)
     with pytest.raises(ccsim.InputError, match=r"^algorithm: is required but missing$"):
         ccsim.train(algorithm=None)
-    with pytest.raises(ccsim.InputError, match=r"^fit: must be a str \(got int\)$"):
+    with pytest.raises(ccsim.InputError, match=r"^fit: must be a str or a list of them \(got int\)$"):
         ccsim.calibrate("a100x8-ib100", "/nonexistent/x.json", fit=5)
     with pytest.raises(ccsim.InputError, match=r"^progress: must be a function or None \(got int\)$"):
         ccsim.train("adam", steps=1, progress=5)

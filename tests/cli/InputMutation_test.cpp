@@ -13,6 +13,7 @@
 #include "cli/Progress.hpp"
 #include "sim/platform/Topology.hpp"
 #include "sim/model/Workload.hpp"
+#include "api/options/OptionText.hpp"
 #include "api/process/ExitCodes.hpp"
 #include "api/process/RunControl.hpp"
 #include "io/JsonInput.hpp"
@@ -656,4 +657,25 @@ TEST_CASE("Finding 7 of issue 43: before anything is counted, the progress line 
   // Names in the line are escaped too (finding 2): it goes to stderr around std::cerr's filter.
   CHECK(p.line("\x1b[2Jx", 1, 2, "points", 0, "\x07").find("\\x1B[2Jx: 1/2 points (50.0 %), \\x07, ") !=
         std::string::npos);
+}
+
+TEST_CASE("Finding 6 of issue 43: a list option's repeats count once, and it holds at most 256 different items",
+          "[mutation]")
+{
+  // ["adam"] * 10**6 ran a million identical trainings. Both front ends read lists here (api/options/OptionText.cpp),
+  // so the command line and Python drop repeats alike (advise --tp 2,2 was "a value is given twice"; it is --tp 2 now).
+  namespace api = ccsim::api;
+  const auto tp = api::list_option("tp", ccsim::io::range::kParallelDegree, 1024, "");
+  CHECK(api::read_integer_list("2,4,2,2,8,4", tp) == std::vector<std::int64_t>{2, 4, 8});
+  const auto names = api::list_option("algorithm", std::nullopt, 0, "");
+  std::string million;
+  for (int i = 0; i < 1000000; ++i)
+    million += i ? ",adam" : "adam";
+  CHECK(api::read_name_list(million, names) == std::vector<std::string>{"adam"});
+  CHECK(api::read_name_list("lamb,adam,lamb", names) == std::vector<std::string>{"lamb", "adam"});
+  std::string many;
+  for (std::size_t i = 0; i <= ccsim::io::limits::kMaxListItems; ++i)
+    many += (i ? ",a" : "a") + std::to_string(i);
+  CHECK_THROWS_WITH(api::read_name_list(many, names), "--algorithm: lists more than 256 different values");
+  CHECK(api::read_repeated({"x.txt", "y.txt", "x.txt"}, names) == std::vector<std::string>{"x.txt", "y.txt"});
 }
