@@ -678,4 +678,13 @@ TEST_CASE("Finding 6 of issue 43: a list option's repeats count once, and it hol
     many += (i ? ",a" : "a") + std::to_string(i);
   CHECK_THROWS_WITH(api::read_name_list(many, names), "--algorithm: lists more than 256 different values");
   CHECK(api::read_repeated({"x.txt", "y.txt", "x.txt"}, names) == std::vector<std::string>{"x.txt", "y.txt"});
+  // train reads its own --algorithm list (empty items skipped): the same repeats and cap.
+  const auto once = run_limited({"train", "--algorithm", "adam,adam,,adam", "--steps", "2", "--workers", "2",
+                                 "--global-batch", "8", "--format", "json", "--quiet"});
+  INFO(once.err);
+  REQUIRE(once.exit_code == 0);
+  CHECK_FALSE(nlohmann::json::parse(once.out).contains("runs")); // one run prints its own document (cmd_train.cpp)
+  const auto capped = run_limited({"train", "--algorithm", many, "--steps", "2", "--quiet"});
+  CHECK(capped.exit_code == 2);
+  CHECK(capped.err == "ccsim: --algorithm: lists more than 256 different values\n");
 }
