@@ -1,6 +1,8 @@
 // Progress lines: throttled, on stderr, terminal-aware.
 #include "cli/Progress.hpp"
 
+#include "io/SafeText.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -62,11 +64,15 @@ std::string Progress::line(const std::string& what, double done, double total, c
 {
   const double elapsed = seconds_between(start_, std::chrono::steady_clock::now());
   const double rate    = elapsed > 0 ? (done - done_at_start) / elapsed : 0;
-  std::string text     = fmt::format("{}: {}: {:.0f}/{:.0f} {}", prefix_, what, done, total, unit);
+  // `what` and `note` may name an experiment or a topology from a file: escaped, as this line bypasses std::cerr.
+  if (total <= 0 && done <= 0) // nothing counted yet: a large platform being built, its messages planned
+    return fmt::format("{}: {}: preparing (building the platform, planning the work){}, {}", prefix_,
+                       io::safe_text(what), note.empty() ? "" : ", " + io::safe_text(note), format_duration(elapsed));
+  std::string text = fmt::format("{}: {}: {:.0f}/{:.0f} {}", prefix_, io::safe_text(what), done, total, unit);
   if (total > 0)
     text += fmt::format(" ({:.1f} %)", 100 * done / total);
   if (!note.empty())
-    text += ", " + note;
+    text += ", " + io::safe_text(note);
   text += fmt::format(", {} {}/s, {}", format_count(rate), unit, format_duration(elapsed));
   const double still = seconds_between(changed_, std::chrono::steady_clock::now());
   if (done == last_done_ && still >= kStalledS)

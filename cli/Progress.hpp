@@ -5,7 +5,9 @@
 //
 //   ccsim simulate: onebit-lamb exact, 512 GPUs: 1234567/5000000 messages (24.7 %), 61.2k messages/s, 20 s, ETA 1 min 2 s
 //
-// what | done/total unit (percent) | rate since the start | elapsed | ETA = what is left at that rate. When `done` has
+// what | done/total unit (percent) | rate since the start | elapsed | ETA = what is left at that rate. Before anything
+// is counted (0 of 0: a 16,384-GPU platform is built and its messages planned for most of a minute) the line says
+// "ccsim simulate: adam exact, 16384 GPUs: preparing (building the platform, planning the work), 12 s". When `done` has
 // not moved for 10 s (a simulation inside one huge round, a single long experiment point) the rate says nothing about
 // what is left, and the line says "ETA ?, no change for N s" instead.
 

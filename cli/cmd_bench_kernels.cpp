@@ -2,6 +2,7 @@
 // The CPU path is the one CCSIM_SIMD / the CPU select (numerics/SimdLevel.hpp); the table and JSON say which.
 #include "api/options/BenchKernelsCommand.hpp"
 #include "api/output/Table.hpp"
+#include "api/process/ExitCodes.hpp"
 #include "api/run/Backends.hpp"
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <new>
 
 namespace ccsim::cli {
 
@@ -21,7 +23,15 @@ int cmd_bench_kernels(const std::vector<std::string>& args)
   const Format format           = output_format(*given);
   const BenchKernelsCommand req = build_bench_kernels(*given);
   const std::size_t threads     = req.threads;
-  const auto rows               = bench_kernels(req.backend, req.bytes, req.repeats, threads);
+  std::vector<numerics::KernelRate> rows;
+  try {
+    rows = bench_kernels(req.backend, req.bytes, req.repeats, threads);
+  } catch (const std::bad_alloc&) {
+    // io::range::kBenchBytes: the input, and the kernels' outputs and scratch, about 3x --bytes in all.
+    throw api::OutOfMemory(fmt::format("out of memory: --bytes {} needs about {:.3g} GiB (the input and the kernels' "
+                                       "buffers, ~3x); give a smaller --bytes, or more memory (ulimit -v)",
+                                       req.bytes, 3.0 * static_cast<double>(req.bytes) / (1ull << 30)));
+  }
   const double memcpy_gbps      = rows.front().gbps;
   if (format != Format::TABLE) {
     const nlohmann::json doc = bench_kernels_json(rows, threads);

@@ -6,6 +6,7 @@
 #include "api/experiment/ResultsCsv.hpp"
 #include "api/options/ExperimentCommand.hpp"
 #include "api/output/Table.hpp"
+#include "api/process/ExitCodes.hpp"
 #include "api/process/RunControl.hpp"
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
@@ -172,15 +173,20 @@ int cmd_experiment(const std::vector<std::string>& args)
   }
   print_results(format, e, o);
 
-  if (!draw_experiment_figure(command))
-    std::cerr << "ccsim experiment: warning: the figure was not drawn (needs python3-matplotlib)\n";
+  const PlotRun plot = draw_experiment_figure(command);
+  if (plot.status == PlotRun::Status::NO_MATPLOTLIB)
+    std::cerr << "ccsim experiment: warning: the figure was not drawn " << plot.message << "\n";
+  else if (plot.status == PlotRun::Status::FAILED) // the results are written: said after them, with its own exit code
+    std::cerr << "ccsim experiment: the figure was not drawn" << plot.message << "\n";
   if (format == Format::TABLE)
     std::cout << "wrote " << (options.out / "results.json").string() << ", " << (options.out / "results.csv").string()
               << "\n";
   mpi_finish();
   if (o.failed > 0)
     std::cerr << fmt::format("ccsim experiment: {} of {} points failed (listed above)\n", o.failed, o.results.size());
-  return o.failed > 0 ? 1 : 0;
+  if (o.failed > 0)
+    return kExitFailed;
+  return plot.status == PlotRun::Status::FAILED ? kExitFigureFailed : 0;
 }
 
 } // namespace ccsim::cli

@@ -2,14 +2,17 @@
 // InputError (one line, exit 2), a stopped run (one line, exit 3 past --time-limit, 130 on SIGINT, 143 on SIGTERM)
 // and anything unexpected (one line, exit 1), flush stdout.
 #include "cli/Command.hpp"
+#include "api/process/ExitCodes.hpp"
 #include "api/process/RunControl.hpp"
 #include "numerics/ParallelFor.hpp"
 #include "numerics/SimdLevel.hpp"
 #include "io/JsonInput.hpp"
+#include "io/SafeText.hpp"
 
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <new>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -26,6 +29,8 @@ void print_usage(std::ostream& out)
 
 int main(int argc, char** argv)
 {
+  // Names and descriptions from input files reach the tables: a control character in one is shown, never obeyed.
+  ccsim::io::install_safe_output();
   if (argc < 2) {
     print_usage(std::cerr);
     return 2;
@@ -66,10 +71,27 @@ int main(int argc, char** argv)
     } catch (const ccsim::io::InputError& e) {
       std::cout.flush();
       std::cerr << "ccsim: " << e.what() << "\n";
-      return 2;
+      return ccsim::api::kExitBadInput;
+    } catch (const ccsim::api::OutputFailed& e) { // the input was fine; a result could not be written
+      std::cout.flush();
+      std::cerr << "ccsim " << name << ": " << e.what() << "\n";
+      return ccsim::api::kExitOutputFailed;
+    } catch (const ccsim::api::FigureFailed& e) { // the results are written; their figure is not
+      std::cout.flush();
+      std::cerr << "ccsim " << name << ": " << e.what() << "\n";
+      return ccsim::api::kExitFigureFailed;
     } catch (const ccsim::numerics::ThreadStartError& e) { // a resource limit, not a bug: no "internal error"
       std::cout.flush();
       std::cerr << "ccsim " << name << ": " << e.what() << "\n";
+      return 1;
+    } catch (const ccsim::api::OutOfMemory& e) { // a resource limit with the size asked for, not a bug
+      std::cout.flush();
+      std::cerr << "ccsim " << name << ": " << e.what() << "\n";
+      return 1;
+    } catch (const std::bad_alloc&) {
+      std::cout.flush();
+      std::cerr << "ccsim " << name << ": out of memory (an allocation failed): the run needs more memory than this "
+                   "machine or its limit (ulimit -v) gives\n";
       return 1;
     } catch (const std::exception& e) {
       std::cout.flush();

@@ -71,7 +71,27 @@ std::string echo(const std::string& text)
 
 std::string dump_json(const nlohmann::json& doc, int indent)
 {
-  return doc.dump(indent, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+  std::string text = doc.dump(indent, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+  // nlohmann escapes U+0000-U+001F but writes DEL and the C1 controls (U+0080-U+009F) as they are; they can only be in
+  // a string (a name from a file), and as \u escapes they read back the same while no terminal obeys them
+  // (io/SafeText.hpp). The text is valid UTF-8 here, where 0xC2 is always a lead byte.
+  if (text.find('\x7F') == std::string::npos && text.find('\xC2') == std::string::npos)
+    return text;
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    const unsigned char n = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+    if (c == 0x7F) {
+      out += "\\u007f";
+    } else if (c == 0xC2 && n >= 0x80 && n <= 0x9F) {
+      out += fmt::format("\\u{:04x}", n);
+      ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
 }
 
 InputError::InputError(const std::string& where, const std::string& pointer, const std::string& problem)

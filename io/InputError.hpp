@@ -34,7 +34,8 @@ std::string printable(const std::string& text, std::size_t max_chars);
 std::string echo(const std::string& text);
 
 /// A JSON document as text that never throws on the strings inside it (invalid UTF-8 from a file name or a flag is
-/// replaced by U+FFFD). Every JSON ccsim writes goes through this.
+/// replaced by U+FFFD), with every control character escaped (DEL and U+0080-U+009F too, as \u007f ...). Every JSON
+/// ccsim writes goes through this.
 std::string dump_json(const nlohmann::json& doc, int indent = -1);
 
 } // namespace ccsim::io

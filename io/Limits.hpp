@@ -38,6 +38,16 @@ inline constexpr std::size_t kMaxNcclTestsRows = 1000;
 inline constexpr double kMaxFlopsOverDense = 1000;
 /// The longest piece of user text echoed in an error message (longer text is cut and its length given).
 inline constexpr std::size_t kMaxEchoChars = 80;
+/// The shortest link latency simulated, in microseconds (1 ns); a latency_us below it (and above 0) counts as 0.
+/// Why: SimGrid schedules a latency as the clock plus it, and below the clock's floating-point step (2.2e-16 x the
+/// clock, 2e-16 s at 1 s) that sum is the clock itself, which SimGrid's lazy network model does not expect ("The
+/// Impossible Did Happen", Model.cpp:99: a flow still waiting out its latency at the moment it was due). 1 ns stays
+/// resolvable up to a simulated clock of 4.5e6 s (52 days), and is physically nothing: light crosses 20 cm of cable
+/// in it, while the fastest NIC or switch port takes ~100 ns; a step never moves by it beyond its 9th digit.
+inline constexpr double kMinLinkLatencyUs = 1e-3;
+/// Different items in one list option (--algorithm adam,onebit-adam, --nccl-tests given N times) where the option
+/// sets no smaller cap: every built-in algorithm is ~40; each item is a run or a file read.
+inline constexpr std::size_t kMaxListItems = 256;
 /// Points one experiment may expand to (the largest shipped sweep has 64; 10^5 runs for hours).
 inline constexpr std::uint64_t kMaxExperimentPoints = 100000;
 
@@ -62,7 +72,7 @@ inline constexpr Range kShaperQueueMs{0, 1e5};         // a tc shaper's queue, i
 inline constexpr Range kKernelBufferMb{1e-6, 1e7};     // a kernel's buffer size in a throughput-by-size table
 inline constexpr Range kFraction{0, 1, true};         // a share in (0, 1]
 inline constexpr Range kLinkGbps{1e-4, 1e6};          // 100 kbit/s .. 1 Pbit/s per link
-inline constexpr Range kLatencyUs{0, 1e6};            // up to one second one way
+inline constexpr Range kLatencyUs{0, 1e6};            // up to one second one way (below 1 ns counts as 0)
 inline constexpr Range kNicCount{1, 64};
 inline constexpr Range kBitsPerMegabit{1e6, 1048576};
 inline constexpr Range kOversubscription{1, 1024};

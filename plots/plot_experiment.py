@@ -27,12 +27,17 @@ UNITS = {"samples_per_s": "throughput (samples/s)", "step_time_s": "step time (s
          "global_batch": "global batch (samples)"}
 
 
+def safe(text):
+    """A name from an input file as drawn: control characters (ESC, BEL, ...) shown as \\xNN, as ccsim prints them."""
+    return "".join(f"\\x{ord(c):02X}" if ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F else c for c in str(text))
+
+
 def label(key):
-    return UNITS.get(key, key)
+    return safe(UNITS.get(key, key))
 
 
 def series_name(row, series):
-    return " ".join(str(row.get(s, "")) for s in series) if isinstance(series, list) else str(row.get(series, ""))
+    return safe(" ".join(str(row.get(s, "")) for s in series) if isinstance(series, list) else row.get(series, ""))
 
 
 def mark_missing(ax, x, failed, oom):
@@ -122,7 +127,7 @@ def main(path):
                              fontsize=9)
         axes[0].legend(fontsize=8)
     elif kind == "breakdown":
-        names = [r.get("label") or f"{r.get('algorithm')} {r.get('gpus')}" for r in rows]
+        names = [safe(r.get("label") or f"{r.get('algorithm')} {r.get('gpus')}") for r in rows]
         parts = [("compute_s", "compute"), ("exposed_comm_s", "exposed communication"),
                  ("compression_s", "compression kernels"), ("optimizer_s", "optimizer")]
         bottom = [0.0] * len(rows)
@@ -159,9 +164,9 @@ def main(path):
         return
     ax.grid(True, alpha=0.3)
     if panels is not None:
-        fig.suptitle(fig_spec.get("title", doc.get("experiment", "")), fontsize=10)
+        fig.suptitle(safe(fig_spec.get("title", doc.get("experiment", ""))), fontsize=10)
     else:
-        ax.set_title(fig_spec.get("title", doc.get("experiment", "")), fontsize=10)
+        ax.set_title(safe(fig_spec.get("title", doc.get("experiment", ""))), fontsize=10)
     fig.tight_layout()
     for ext in ("png", "svg"):
         fig.savefig(os.path.join(out_dir, f"figure.{ext}"), dpi=130)

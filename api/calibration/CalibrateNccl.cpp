@@ -22,7 +22,7 @@ namespace {
 sim::Topology with_nic(sim::Topology topo, double gbps, double latency_us)
 {
   topo.nic_bytes_per_s = gbps * topo.bytes_per_s_per_gbps();
-  topo.nic_latency_s   = latency_us * 1e-6;
+  topo.nic_latency_s   = sim::link_latency_s(latency_us);
   return topo;
 }
 

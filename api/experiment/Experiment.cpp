@@ -125,6 +125,35 @@ Experiment load_experiment(const std::string& path)
   return experiment_from_json(io::read_json_file(path), path, std::filesystem::path(path).parent_path());
 }
 
+namespace {
+/// A scaling or speedup figure's x and y axes are numbers: the plot sorts and scales them, so a text field of the rows
+/// (algorithm, topology, a label) would fail the plot only after every point ran. Checked here, where the file is read.
+void check_figure_axes(const io::JsonObject& fig, const Experiment& e)
+{
+  const std::string kind = e.figure["kind"].get<std::string>();
+  if (kind != "scaling" && kind != "speedup-vs-bandwidth")
+    return;
+  // Result fields of a row that are text (ExperimentRow.cpp writes them); the rest are numbers or axes.
+  static const std::set<std::string> kTextResults = {"label", "error", "fits_memory", "speedup_over", "intervals",
+                                                     "phases", "paper", "predicted", "error_pct"};
+  const std::pair<const char*, std::string> axes[] = {
+      {"x", e.figure.value("x", kind == "scaling" ? "gpus" : "bandwidth_gbps")},
+      {"y", e.figure.value("y", kind == "scaling" ? "samples_per_s" : "speedup")}};
+  for (const auto& [key, field] : axes) {
+    std::string example;
+    if (kTextResults.count(field) != 0)
+      example = "a text field of every row";
+    for (const auto& pt : e.points)
+      if (example.empty() && pt.axes.contains(field) && !pt.axes[field].is_number())
+        example = "a row has " + io::echo(io::dump_json(pt.axes[field]));
+    if (!example.empty())
+      fig.fail_at(key, fmt::format("{} is not a number ({}); a figure's {} axis needs one: a metric such as "
+                                   "samples_per_s, or a numeric axis such as gpus or bandwidth_gbps",
+                                   io::echo(field), example, key));
+  }
+}
+} // namespace
+
 Experiment experiment_from_json(const nlohmann::json& doc, const std::string& path,
                                 const std::optional<std::filesystem::path>& base_dir)
 {
@@ -288,6 +317,7 @@ Experiment experiment_from_json(const nlohmann::json& doc, const std::string& pa
     fig->boolean_or("log_x", false);
     e.figure         = fig->raw();
     e.figure["kind"] = fig->choice("kind", {"scaling", "speedup-vs-bandwidth", "breakdown", "paper-vs-predicted", "none"});
+    check_figure_axes(*fig, e);
   }
   // The paper's own points for the figure, where the paper gives them outside this file's rows (another table of
   // the same paper): drawn over ccsim's lines with their source in the legend (plots/plot_experiment.py).

@@ -9,6 +9,7 @@
 #include "api/experiment/ResultsCsv.hpp"
 #include "api/output/FolderLock.hpp"
 #include "api/output/OutputFile.hpp"
+#include "api/process/ExitCodes.hpp"
 #include "api/run/ReportJson.hpp"
 #include "io/JsonInput.hpp"
 
@@ -247,6 +248,44 @@ void rewrite_log(const Experiment& e, const std::vector<std::string>& hashes, co
   for (const auto& part : rank_logs(out))
     fs::remove(part, ec);
 }
+/// Runs `write`, a write of this run's results after every point ran: a failure there (a full disk, a folder made
+/// read-only) is OutputFailed (exit 4), not bad input, and says where the finished points are.
+template <class F>
+void writing_results(const fs::path& out, F write)
+{
+  try {
+    write();
+  } catch (const io::InputError& e) {
+    throw OutputFailed(fmt::format("{} (the finished points are in {}, if it could be written: --resume reuses them)",
+                                   e.what(), io::printable(merged_log_path(out).string(), 200)));
+  }
+}
+
+/// Makes the --out folder again when it went during the run (removed by hand or by a cleaner): every finished point
+/// is in memory and is written there again, the log included. Returns whether it was made again.
+bool remade_folder(const fs::path& out, const std::function<void(const std::string&)>& on_note)
+{
+  std::error_code ec;
+  if (fs::is_directory(out, ec))
+    return false;
+  writing_results(out, [&] { make_output_folder(out, "--out"); });
+  if (on_note)
+    on_note(fmt::format("warning: {} was removed during the run: made again, and every finished point written to it "
+                        "from memory",
+                        io::printable(out.string(), 200)));
+  return true;
+}
+
+/// The log of a stopped run whose folder was made again: the finished points' lines, from memory.
+void rewrite_stopped_log(const Experiment& e, const std::vector<std::string>& hashes,
+                         const std::vector<PointResult>& results, const fs::path& out)
+{
+  std::string text;
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (results[i].ran())
+      text += io::dump_json(log_line(e, hashes, i, results[i])) + "\n";
+  write_output_file(merged_log_path(out), text, "--out");
+}
 } // namespace
 
 ExperimentOutcome run_experiment(const Experiment& e, const ExperimentOptions& opt)
@@ -293,19 +332,25 @@ ExperimentOutcome run_experiment(const Experiment& e, const ExperimentOptions& o
       ++o.failed;
       o.input_failures += r.error_kind == "input";
     }
-  if (o.stopped) {
-    finish_stopped(e, out, o);
-    return o;
-  }
-  if (o.failed > 0 && !opt.keep_going)
+  const bool remade = remade_folder(out, opt.on_note);
+  if (o.stopped || (o.failed > 0 && !opt.keep_going)) {
+    writing_results(out, [&] {
+      if (remade)
+        rewrite_stopped_log(e, hashes, o.results, out);
+      if (o.stopped)
+        finish_stopped(e, out, o);
+    });
     return o; // stopped at the first failed point: no results.json
+  }
   o.shown    = e;
   o.done     = e.points.size() - o.failed;
   o.rows     = assemble_rows(e, o.results);
   o.document = results_document(e, o.rows, /*complete=*/true, o.done);
-  write_results(out, o.document, o.rows);
-  o.written = true;
-  rewrite_log(e, hashes, resumed, o.results, out);
+  writing_results(out, [&] {
+    write_results(out, o.document, o.rows);
+    o.written = true;
+    rewrite_log(e, hashes, resumed, o.results, out);
+  });
   return o;
 }
 

@@ -7,6 +7,7 @@
 #include "api/output/OutputFile.hpp"
 #include "api/run/ReportChecks.hpp"
 #include "api/run/ReportJson.hpp"
+#include "api/process/ExitCodes.hpp"
 #include "api/process/WriteFully.hpp"
 #include "io/JsonInput.hpp"
 
@@ -67,7 +68,7 @@ ResultLog::ResultLog(const fs::path& file) : path_(file)
 {
   // O_NONBLOCK: opening a FIFO for writing must not wait for a reader; fstat then refuses it.
   refuse_non_regular(file, "--out");
-  fd_ = open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
+  fd_ = open(file.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
   if (fd_ < 0)
     throw io::InputError("--out", "", fmt::format("cannot write {}: {}", io::echo(file.string()), std::strerror(errno)));
   struct stat st {};
@@ -76,6 +77,11 @@ ResultLog::ResultLog(const fs::path& file) : path_(file)
     fd_ = -1;
     throw io::InputError("--out", "", fmt::format("{} is not a regular file", io::echo(file.string())));
   }
+  // A log that ends in a torn line (a kill or a full disk mid-write): end it, so the first line appended now starts a
+  // line of its own instead of being glued to the fragment (both would be unreadable, and the point run again).
+  char last = '\n';
+  if (st.st_size > 0 && pread(fd_, &last, 1, st.st_size - 1) == 1 && last != '\n')
+    append_raw("\n");
 }
 
 ResultLog::~ResultLog()
@@ -91,8 +97,16 @@ void ResultLog::append(const nlohmann::json& line)
 
 void ResultLog::append_text(const std::string& line)
 {
-  if (!write_fully(fd_, line + "\n"))
-    throw io::InputError("--out", "", fmt::format("cannot write {}: {}", io::echo(path_.string()), std::strerror(errno)));
+  append_raw(line + "\n");
+}
+
+void ResultLog::append_raw(const std::string& text)
+{
+  // The input was accepted long ago: a failure here is the disk's (full, or the file too large for a limit), exit 4.
+  // The lines before stay whole; a torn last one gets its newline when the log is next opened.
+  if (!write_fully(fd_, text))
+    throw OutputFailed(fmt::format("cannot write {}: {} (the lines before it are kept: --resume reuses them)",
+                                   io::echo(path_.string()), std::strerror(errno)));
 }
 
 namespace {

@@ -34,19 +34,20 @@ nlohmann::json sealed_line(nlohmann::json line);
 /// An open log, appended to one line at a time.
 class ResultLog {
 public:
-  /// Opens `file` for appending, creating it. Failure, or a `file` that is not a regular file (a FIFO would block):
-  /// io::InputError("--out", ...).
+  /// Opens `file` for appending, creating it; a file that ends in a torn line gets its newline first. Failure, or a
+  /// `file` that is not a regular file (a FIFO would block): io::InputError("--out", ...).
   explicit ResultLog(const std::filesystem::path& file);
   ~ResultLog();
   ResultLog(const ResultLog&)            = delete;
   ResultLog& operator=(const ResultLog&) = delete;
   /// Appends `line` (sealed_line's, or one line of another log as it was) and a newline with one write(): a kill
-  /// leaves whole lines, plus at most one torn last line.
+  /// leaves whole lines, plus at most one torn last line. A failed write (a full disk) is OutputFailed.
   void append(const nlohmann::json& line);
   void append_text(const std::string& line);
   const std::filesystem::path& path() const { return path_; }
 
 private:
+  void append_raw(const std::string& text); // one write() of `text`, or OutputFailed (exit 4)
   std::filesystem::path path_;
   int fd_ = -1;
 };

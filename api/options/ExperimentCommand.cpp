@@ -68,10 +68,10 @@ ExperimentCommand build_experiment(const GivenValues& given)
   return c;
 }
 
-bool draw_experiment_figure(const ExperimentCommand& c)
+PlotRun draw_experiment_figure(const ExperimentCommand& c)
 {
   if (!c.plot || c.experiment.figure.value("kind", "none") == "none")
-    return true;
+    return {};
   return run_plot_script("plot_experiment.py", (c.options.out / "results.json").string());
 }
 

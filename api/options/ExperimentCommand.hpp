@@ -4,6 +4,7 @@
 
 #include "api/experiment/ExperimentRun.hpp"
 #include "api/options/OptionTable.hpp"
+#include "api/process/Spawn.hpp"
 
 #include <string>
 
@@ -22,7 +23,7 @@ const OptionTable<ExperimentCommand>& experiment_options();
 ExperimentCommand build_experiment(const GivenValues& given);
 
 /// Draws the experiment's figure from OUT/results.json (plots/plot_experiment.py) unless --no-plot or the experiment
-/// has none. False when it could not be drawn (no matplotlib): the caller warns.
-bool draw_experiment_figure(const ExperimentCommand& command);
+/// has none. How it went (no matplotlib: a warning; a failed script: an error, exit 5) the caller says.
+PlotRun draw_experiment_figure(const ExperimentCommand& command);
 
 } // namespace ccsim::api

@@ -52,7 +52,7 @@ struct Option {
   /// CHOICE: the value the option means when given bare (`--recompute` is `--recompute full`; Python: True). Empty:
   /// the option always takes a value.
   std::string bare_value;
-  std::size_t max_items = 0;       // LIST: the most items (0: no limit)
+  std::size_t max_items = 0;       // LIST, repeatable: the most different items (0: io::limits::kMaxListItems)
   /// The Python keyword; empty: the name with '_' for '-' ("global_batch").
   std::string python_name;
   /// Non-empty: the option exists on the command line only, and this says why (a terminal's concern, or what a
@@ -88,7 +88,8 @@ Option size_option(std::string name, io::Range range, std::string help);
 Option choice_option(std::string name, std::vector<std::string> choices, std::string help);
 Option on_off_option(std::string name, std::string help);
 Option flag_option(std::string name, std::string help);
-/// Names ("adam,onebit-adam"); with `range`, whole numbers ("4,8"). At most `max_items` (0: no limit).
+/// Names ("adam,onebit-adam"); with `range`, whole numbers ("4,8"). Repeats count once; at most `max_items` different
+/// ones (0: io::limits::kMaxListItems).
 Option list_option(std::string name, std::optional<io::Range> range, std::size_t max_items, std::string help);
 Option key_value_option(std::string name, char separator, std::string help);
 

@@ -55,7 +55,7 @@ void read_into(Field& field, const GivenValue& value, const Option& o)
     for (const auto v : read_integer_list(value.text(), o))
       field.push_back(static_cast<int>(v));
   } else if constexpr (std::is_same_v<Field, std::vector<std::string>>) {
-    field = o.repeats ? value.texts : read_name_list(value.text(), o);
+    field = o.repeats ? read_repeated(value.texts, o) : read_name_list(value.text(), o);
   } else if constexpr (std::is_same_v<Field, std::map<std::string, std::string>>) {
     for (const auto& text : value.texts) {
       auto [key, v] = read_key_value(text, o);

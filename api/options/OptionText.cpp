@@ -51,15 +51,33 @@ bool read_switch(const GivenValue& value, const Option& o)
   return read_text(value.text(), o) == "on";
 }
 
+namespace {
+/// The most items a list option may hold after repeats are dropped: its own max_items, or io::limits::kMaxListItems.
+std::size_t item_cap(const Option& o)
+{
+  return o.max_items != 0 ? o.max_items : io::limits::kMaxListItems;
+}
+
+/// Adds `item` unless it is already in `out` (a repeat would run the same thing twice: ["adam"] * 10**6 is one
+/// training, not a million), then holds the list to its cap.
+template <class T>
+void add_item(std::vector<T>& out, T item, const Option& o)
+{
+  if (std::find(out.begin(), out.end(), item) != out.end())
+    return;
+  if (out.size() == item_cap(o))
+    throw io::InputError(o.ref(), "", fmt::format("lists more than {} different values", item_cap(o)));
+  out.push_back(std::move(item));
+}
+} // namespace
+
 std::vector<std::int64_t> read_integer_list(const std::string& text, const Option& o)
 {
   std::vector<std::int64_t> out;
   std::size_t start = 0;
   while (true) {
     const auto comma = text.find(',', start);
-    if (o.max_items != 0 && out.size() == o.max_items)
-      throw io::InputError(o.ref(), "", fmt::format("lists more than {} values", o.max_items));
-    out.push_back(io::parse_integer(text.substr(start, comma - start), o.range.value_or(io::Range{0, 0}), o.ref()));
+    add_item(out, io::parse_integer(text.substr(start, comma - start), o.range.value_or(io::Range{0, 0}), o.ref()), o);
     if (comma == std::string::npos)
       return out;
     start = comma + 1;
@@ -72,15 +90,22 @@ std::vector<std::string> read_name_list(const std::string& text, const Option& o
   std::size_t start = 0;
   while (true) {
     const auto comma = text.find(',', start);
-    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (out.back().empty())
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty())
       throw io::InputError(o.ref(), "", io::echo(text) + " has an empty item (give names separated by commas)");
-    if (o.max_items != 0 && out.size() > o.max_items)
-      throw io::InputError(o.ref(), "", fmt::format("lists more than {} values", o.max_items));
+    add_item(out, std::move(item), o);
     if (comma == std::string::npos)
       return out;
     start = comma + 1;
   }
+}
+
+std::vector<std::string> read_repeated(const std::vector<std::string>& texts, const Option& o)
+{
+  std::vector<std::string> out;
+  for (const auto& t : texts)
+    add_item(out, t, o);
+  return out;
 }
 
 std::pair<std::string, std::string> read_key_value(const std::string& text, const Option& o)

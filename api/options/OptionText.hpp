@@ -23,10 +23,13 @@ double read_number(const std::string& text, const Option& option);
 std::string read_text(const std::string& text, const Option& option);
 /// FLAG: true when given; ON_OFF: on -> true, off -> false.
 bool read_switch(const GivenValue& value, const Option& option);
-/// LIST of whole numbers: comma-separated, each in the option's range, at most max_items of them.
+/// LIST of whole numbers: comma-separated, each in the option's range. A repeated item counts once (the first
+/// stays, in order); at most max_items different ones (io::limits::kMaxListItems where the option sets none).
 std::vector<std::int64_t> read_integer_list(const std::string& text, const Option& option);
-/// LIST of names: comma-separated; an empty item is an error.
+/// LIST of names: comma-separated; an empty item is an error. Repeats and the cap as read_integer_list.
 std::vector<std::string> read_name_list(const std::string& text, const Option& option);
+/// A repeatable option's values (--nccl-tests A --nccl-tests B): repeats and the cap as read_integer_list.
+std::vector<std::string> read_repeated(const std::vector<std::string>& texts, const Option& option);
 /// KEY_VALUE: the key and the value on either side of the first separator, neither empty.
 std::pair<std::string, std::string> read_key_value(const std::string& text, const Option& option);
 /// SOURCE or PRESET: the preset name or path, or (SOURCE) the document a Python dict gave.

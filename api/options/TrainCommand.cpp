@@ -25,15 +25,18 @@ std::string param_help()
   return text;
 }
 
-/// --algorithm: one name or a comma-separated list (empty items are skipped), kept as typed for its errors.
-void read_algorithms(TrainCommand& c, const GivenValue& value, const Option&)
+/// --algorithm: one name or a comma-separated list (empty items are skipped), kept as typed for its errors. A repeat
+/// counts once and the list holds io::limits::kMaxListItems different names (read_repeated): ["adam"] * 10**6 is one
+/// training, not a million (issue 43).
+void read_algorithms(TrainCommand& c, const GivenValue& value, const Option& o)
 {
   c.algorithm_text = value.text();
-  c.algorithms.clear();
+  std::vector<std::string> items;
   std::stringstream in(c.algorithm_text);
   for (std::string item; std::getline(in, item, ',');)
     if (!item.empty())
-      c.algorithms.push_back(item);
+      items.push_back(item);
+  c.algorithms = read_repeated(items, o);
 }
 } // namespace
 

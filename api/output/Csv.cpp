@@ -2,14 +2,17 @@
 #include "api/output/Csv.hpp"
 
 #include "io/JsonInput.hpp"
+#include "io/SafeText.hpp"
 
 #include <algorithm>
 #include <map>
 
 namespace ccsim::api {
 
-std::string csv_field(const std::string& cell)
+std::string csv_field(const std::string& raw)
 {
+  // A name from an input file may hold control characters: a spreadsheet or `cat` of the file shows them escaped.
+  const std::string cell = io::safe_text(raw);
   if (cell.find_first_of(",\"\r\n") == std::string::npos)
     return cell;
   std::string q = "\"";

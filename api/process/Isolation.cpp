@@ -205,7 +205,7 @@ nlohmann::json finish_isolated(const IsolatedRun& run)
 nlohmann::json await_isolated(const IsolatedRun& run, const ProgressFn& on_progress)
 {
   std::uint64_t done = 0, total = 0;
-  bool heard         = false; // the child has said how many messages it plans
+  bool heard         = false; // the child has said how many messages it plans (until then: 0 of 0)
   std::string pending;        // progress bytes after the last newline
   int progress_fd = run.progress_fd;
   for (;;) {
@@ -239,8 +239,10 @@ nlohmann::json await_isolated(const IsolatedRun& run, const ProgressFn& on_progr
     }
     if (fds[0].revents != 0)
       return finish_isolated(run);
-    if (on_progress && heard)
-      on_progress(done, total);
+    // Before the child has planned its messages (a 16,384-GPU platform takes most of a minute to build) the caller
+    // hears 0 of 0: it can say the run is preparing instead of saying nothing.
+    if (on_progress)
+      on_progress(heard ? done : 0, heard ? total : 0);
   }
 }
 

@@ -28,7 +28,7 @@ IsolatedRun start_isolated_work(const std::function<nlohmann::json()>& work);
 /// std::runtime_error. A child that gave no answer because ccsim is stopping (a signal killed it) throws RunStopped.
 nlohmann::json finish_isolated(const IsolatedRun& run);
 /// Waits for the child's answer while relaying its progress to `on_progress` (also called every 0.25 s without news,
-/// so a progress line's clock keeps moving) and watching for a stop: a signal or the time limit kills the child and
+/// so a progress line's clock keeps moving; 0 of 0 until the child has planned its messages) and watching for a stop: a signal or the time limit kills the child and
 /// throws RunStopped (api/process/RunControl.hpp) with an empty progress note.
 nlohmann::json await_isolated(const IsolatedRun& run, const ProgressFn& on_progress = {});
 /// Kills the child, reaps it and closes its pipes (a run that is no longer wanted).

@@ -44,7 +44,9 @@ def _experiment(texts, documents, progress):
     else:
         answer = json.loads(_core.experiment(texts, documents, progress))
         out_dir = texts["out"][0]
-    if not answer["figure_drawn"]:
+    if answer["figure_error"]:  # the plotting script failed on the results (ccsim experiment exits 5)
+        warnings.warn("the experiment's figure was not drawn" + answer["figure_error"], RuntimeWarning, stacklevel=3)
+    elif not answer["figure_drawn"]:
         warnings.warn("the experiment's figure was not drawn (needs matplotlib)", RuntimeWarning, stacklevel=3)
     failures = answer["failures"]
     if failures and "keep-going" not in texts:

@@ -24,9 +24,24 @@ def table(command):
     return json.loads(_core.options(command))
 
 
+def _names(option, value):
+    """A text, choice or name-list keyword's value checked by type: a str (or a path), or (a list kind, a repeatable
+    option) a list or tuple of them. 123 or True is an InputError here, as the command line cannot even spell it."""
+    several = option["kind"] == "list" or option["repeats"]
+    items = value if several and isinstance(value, (list, tuple)) else [value]
+    for item in items:
+        if not isinstance(item, (str, os.PathLike)):
+            raise input_error(option["python"], "", f"must be a str{' or a list of them' if several else ''} "
+                                                    f"(got {type(item).__name__})")
+    return [os.fspath(item) for item in items]
+
+
 def _texts(option, value):
     """A keyword's value as the texts of the flag, or None when it is not given."""
     name, kind = option["python"], option["kind"]
+    if kind in ("text", "choice") or (kind == "list" and option["range"] is None):
+        items = _names(option, value)
+        return [",".join(items)] if kind == "list" else list(items)
     if kind == "flag":
         if isinstance(value, bool):
             return [] if value else None
@@ -101,6 +116,9 @@ def command(name, run, head, extras=()):
 
     def function(*args, **kwargs):
         arguments = signature.bind(*args, **kwargs).arguments
+        for e in extras:  # a callback (progress) is called while the run goes: checked before it starts
+            if arguments.get(e) is not None and not callable(arguments[e]):
+                raise input_error(e, "", f"must be a function or None (got {type(arguments[e]).__name__})")
         texts, documents = given(name, options, arguments)
         return run(texts, documents, **{e: arguments.get(e) for e in extras})
 

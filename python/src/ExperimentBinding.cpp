@@ -63,13 +63,15 @@ std::string experiment(const Texts& texts, const Documents& documents, nb::objec
                                            io::printable(o.results[i].error, 400)}});
       // The figure, as the command line draws it: after a run that wrote its results and did not stop at a failure.
       const bool complete = o.written && !o.stopped && (o.failed == 0 || command.options.keep_going);
-      const bool drawn    = !complete || api::draw_experiment_figure(command);
+      const api::PlotRun plot = complete ? api::draw_experiment_figure(command) : api::PlotRun{};
       return nlohmann::json{{"name", e.name},
                             {"written", o.written},
                             {"stopped", o.stopped},
                             {"failures", failures},
                             {"rows", api::to_json(o.rows)},
-                            {"figure_drawn", drawn},
+                            {"figure_drawn", plot.status == api::PlotRun::Status::DRAWN},
+                            // A script that failed on the results says why (its last line); no matplotlib: "".
+                            {"figure_error", plot.status == api::PlotRun::Status::FAILED ? plot.message : ""},
                             {"document", o.written ? o.document : nlohmann::json(nullptr)}};
     });
   }

@@ -175,3 +175,34 @@ def test_a_dict_that_is_not_json_raises_input_error():
         ccsim.simulate(topology="v100x4-eth40g", workload={"layers": float("inf")}, algorithm="adam", gpus=8)
     with pytest.raises(ccsim.InputError, match=r"^topology: must be a preset name, a path or a dict"):
         ccsim.simulate(topology=42, workload="bert-large", algorithm="adam", gpus=8)
+
+
+def test_issue_43_finding_6_arguments_of_the_wrong_type_are_input_errors_not_type_errors():
+    """Finding 6 of issue 43: each of these raised TypeError, or was taken as True, or ran a million trainings."""
+    with pytest.raises(ccsim.InputError, match=r"^algorithm: must be a str or a list of them \(got int\)$"):
+        ccsim.train(algorithm=123)
+    with pytest.raises(ccsim.InputError, match=r"^algorithm: must be a str \(got int\)$"):
+        ccsim.simulate(**KW, algorithm=123, gpus=32)
+    with pytest.raises(ccsim.InputError, match=r"^algorithm: is required but missing$"):
+        ccsim.train(algorithm=None)
+    with pytest.raises(ccsim.InputError, match=r"^fit: must be a str or a list of them \(got int\)$"):
+        ccsim.calibrate("a100x8-ib100", "/nonexistent/x.json", fit=5)
+    with pytest.raises(ccsim.InputError, match=r"^progress: must be a function or None \(got int\)$"):
+        ccsim.train("adam", steps=1, progress=5)
+    with pytest.raises(ccsim.InputError, match=r"^links: must be True or False \(got str\)$"):
+        ccsim.simulate(**KW, algorithm="adam", gpus=32, links="no")
+    with pytest.raises(ccsim.InputError, match=r"^allow_oom: must be True or False \(got float\)$"):
+        ccsim.simulate(**KW, algorithm="adam", gpus=32, allow_oom=float("nan"))
+    # A list's repeats count once, and a list holds at most 256 different items (io/Limits.hpp kMaxListItems):
+    # the same cap and message as the command line's.
+    with pytest.raises(ccsim.InputError, match=r"^algorithm: lists more than 256 different values$"):
+        ccsim.train([f"a{i}" for i in range(257)])
+    line = cli_error("train", "--algorithm", ",".join(f"a{i}" for i in range(257)))
+    assert line == "--algorithm: lists more than 256 different values"
+
+
+def test_issue_43_finding_6_a_repeated_algorithm_trains_once():
+    many = ccsim.train(["adam"] * 100000, steps=2, workers=2, global_batch=8)
+    once = ccsim.train("adam", steps=2, workers=2, global_batch=8)
+    assert len(many) == 1
+    assert many[0].final_loss == once[0].final_loss

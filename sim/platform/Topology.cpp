@@ -147,7 +147,7 @@ Topology topology_from_json(const nlohmann::json& doc, const std::string& path)
   t.intra_bytes_per_s = intra.number_in_or("effective_gbps", io::range::kLinkGbps, t.intra_nominal_bytes_per_s / GBPS) * GBPS;
   if (t.intra_bytes_per_s > t.intra_nominal_bytes_per_s * (1 + 1e-9))
     intra.fail_at("effective_gbps", "must not exceed bandwidth_gbps (the line rate)");
-  t.intra_latency_s   = intra.number_in("latency_us", io::range::kLatencyUs) * US;
+  t.intra_latency_s   = link_latency_s(intra.number_in("latency_us", io::range::kLatencyUs));
 
   const auto nic = root.object("nic");
   nic.allow_only({"count", "bandwidth_gbps", "effective_gbps", "latency_us", "per_flow_gbps", "bits_per_megabit", "kind",
@@ -164,7 +164,7 @@ Topology topology_from_json(const nlohmann::json& doc, const std::string& path)
   t.nic_bytes_per_s         = nic.number_in_or("effective_gbps", io::range::kLinkGbps, nominal_gbps) * unit;
   if (t.nic_bytes_per_s > t.nic_nominal_bytes_per_s * (1 + 1e-9))
     nic.fail_at("effective_gbps", "must not exceed bandwidth_gbps (the nominal rate)");
-  t.nic_latency_s = nic.number_in("latency_us", io::range::kLatencyUs) * US;
+  t.nic_latency_s = link_latency_s(nic.number_in("latency_us", io::range::kLatencyUs));
   if (nic.has("per_flow_gbps"))
     t.per_flow_bytes_per_s = nic.number_in("per_flow_gbps", io::range::kLinkGbps) * unit;
   if (const auto shaper = nic.object_if("shaper")) {
@@ -178,7 +178,7 @@ Topology topology_from_json(const nlohmann::json& doc, const std::string& path)
   const std::string kind = fabric.choice("kind", {"switch", "fat-tree", "wan"});
   t.fabric           = kind == "switch" ? FabricKind::SWITCH : kind == "fat-tree" ? FabricKind::FAT_TREE : FabricKind::WAN;
   t.oversubscription = fabric.number_in_or("oversubscription", io::range::kOversubscription, 1.0); // 1 = non-blocking
-  t.fabric_latency_s = fabric.number_in_or("latency_us", io::range::kLatencyUs, 0) * US;
+  t.fabric_latency_s = link_latency_s(fabric.number_in_or("latency_us", io::range::kLatencyUs, 0));
   if (t.fabric == FabricKind::FAT_TREE)
     t.nodes_per_leaf = static_cast<int>(fabric.integer_in("nodes_per_leaf", io::range::kNodesPerLeaf));
   if (const auto leaves = fabric.object_if("leaves")) {
@@ -250,7 +250,12 @@ void override_inter_node_bandwidth(Topology& topo, double gbps)
 void override_inter_node_latency(Topology& topo, double us)
 {
   io::check_range(us, io::range::kLatencyUs, /*integer=*/false, "--latency-us");
-  topo.nic_latency_s = us * US;
+  topo.nic_latency_s = link_latency_s(us);
+}
+
+double link_latency_s(double us)
+{
+  return us < io::limits::kMinLinkLatencyUs ? 0.0 : us * US;
 }
 
 } // namespace ccsim::sim

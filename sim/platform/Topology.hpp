@@ -150,6 +150,9 @@ Topology topology_from_json(const nlohmann::json& doc, const std::string& path);
 void override_inter_node_bandwidth(Topology& topo, double gbps);
 /// --latency-us: the one-way NIC latency becomes this.
 void override_inter_node_latency(Topology& topo, double us);
+/// A link latency given in microseconds (in io::range::kLatencyUs) in seconds; under io::limits::kMinLinkLatencyUs
+/// (1 ns) it is 0, which SimGrid can simulate (io/Limits.hpp says why a smaller one cannot be).
+double link_latency_s(double us);
 
 std::string to_string(NetworkModel m);
 
