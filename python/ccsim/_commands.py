@@ -39,6 +39,8 @@ def _names(option, value):
 def _texts(option, value):
     """A keyword's value as the texts of the flag, or None when it is not given."""
     name, kind = option["python"], option["kind"]
+    if kind == "choice" and option.get("bare") and isinstance(value, bool):  # recompute=True: the bare flag's value
+        return [option["bare"]] if value else None
     if kind in ("text", "choice") or (kind == "list" and option["range"] is None):
         items = _names(option, value)
         return [",".join(items)] if kind == "list" else list(items)
@@ -46,8 +48,6 @@ def _texts(option, value):
         if isinstance(value, bool):
             return [] if value else None
         raise input_error(name, "", f"must be True or False (got {type(value).__name__})")
-    if kind == "choice" and option.get("bare") and isinstance(value, bool):  # recompute=True: the bare flag's value
-        return [option["bare"]] if value else None
     if kind == "on-off" and isinstance(value, bool):
         return ["on" if value else "off"]
     if kind == "key=value":
