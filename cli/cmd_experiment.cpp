@@ -18,6 +18,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <set>
 
 namespace ccsim::cli {
@@ -25,9 +26,33 @@ namespace ccsim::cli {
 namespace fs = std::filesystem;
 
 namespace {
+/// A sweep axis's header in the narrow table: short, with its unit (the results' column name in --wide and CSV).
+std::string axis_header(const std::string& axis)
+{
+  static const std::map<std::string, std::string> kShort = {
+      {"gpus", "GPUs"},          {"global_batch", "batch"},       {"micro_batch", "micro"},
+      {"bandwidth_gbps", "Gbit/s"}, {"latency_us", "latency (us)"}, {"network_model", "network"},
+      {"straggler_cv", "straggler cv"}, {"straggler_seed", "seed"}, {"memory_headroom_gb", "headroom (GB)"}};
+  const auto it = kShort.find(axis);
+  return it != kShort.end() ? it->second : axis;
+}
+
+/// A paper metric's title over its paper / predicted / error columns: the metric table's label ("allreduce (ms)"),
+/// else the name as the experiment gives it (memory_gb_per_gpu, phase.<name>.<key>).
+std::string metric_title(const std::string& metric)
+{
+  const auto m = metric_named(metric);
+  return m ? metric_info(*m).label : metric;
+}
+
+/// The rows as a table. Narrow (the default, 160 columns): axes that never change and the headline metrics a paper
+/// column already predicts are left out (said once above, or in the paper's "predicted"), axes have short headers, and
+/// each paper metric's paper, predicted and error columns stand under one title. --wide keeps every column, headed by
+/// its results.csv name.
 void print_rows(const Experiment& e, const std::vector<ExperimentRow>& rows)
 {
-  auto cols = axis_columns(rows);
+  const bool wide = table_width() == 0;
+  auto cols       = axis_columns(rows);
   // Columns whose value never changes say nothing per row: show them once above the table.
   std::vector<std::string> varying;
   std::string fixed;
@@ -42,9 +67,11 @@ void print_rows(const Experiment& e, const std::vector<ExperimentRow>& rows)
   }
   std::cout << e.name << (e.source.empty() ? "" : " (" + e.source + ")") << "\n";
   if (!fixed.empty())
-    std::cout << "fixed: " << fixed << "\n";
+    std::cout << wrap_text("fixed: " + fixed, table_width()) << "\n";
   const bool labels  = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return !r.label.empty(); });
   const bool speedup = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.speedup.has_value(); });
+  const bool tokens  = std::any_of(rows.begin(), rows.end(),
+                                   [](const auto& r) { return !r.error && r.metric(Metric::TOKENS_PER_S) > 0; });
   std::set<std::string> baselines; // more than one (per algorithm or per row): a column says which
   for (const auto& r : rows)
     if (r.speedup)
@@ -53,17 +80,30 @@ void print_rows(const Experiment& e, const std::vector<ExperimentRow>& rows)
   std::vector<std::string> headers;
   if (labels)
     headers.push_back("row");
-  headers.insert(headers.end(), varying.begin(), varying.end());
-  // The headline metrics, headed as the metric table labels them (api/run/Metrics.hpp).
-  const Metric shown[] = {Metric::SAMPLES_PER_S, Metric::STEP_TIME_S, Metric::ALLREDUCE_MS};
+  for (const auto& c : varying)
+    headers.push_back(wide ? c : axis_header(c));
+  // The headline metrics, headed as the metric table labels them (api/run/Metrics.hpp); narrow, one a paper column
+  // predicts is shown there only. Tokens where the workload has a sequence length.
+  std::vector<Metric> shown;
+  for (const auto m : {Metric::SAMPLES_PER_S, Metric::STEP_TIME_S, Metric::ALLREDUCE_MS})
+    if (wide || std::find(metrics.begin(), metrics.end(), metric_name(m)) == metrics.end())
+      shown.push_back(m);
+  if (tokens)
+    shown.push_back(Metric::TOKENS_PER_S);
+  if (tokens && wide)
+    shown.insert(shown.end(), {Metric::TOKENS_PER_S_PER_GPU, Metric::DAYS_PER_TRILLION_TOKENS});
   for (const auto m : shown)
     headers.push_back(metric_info(m).label);
   if (speedup)
-    headers.push_back("speedup (x)");
+    headers.push_back(wide ? "speedup (x)" : "speedup");
   if (baselines.size() > 1)
     headers.push_back("over");
+  const std::size_t first_paper = headers.size();
   for (const auto& m : metrics)
-    headers.insert(headers.end(), {"paper " + m, "predicted " + m, "error (%)"});
+    if (wide)
+      headers.insert(headers.end(), {"paper " + m, "predicted " + m, "error (%)"});
+    else
+      headers.insert(headers.end(), {"paper", "predicted", "error (%)"});
   // A point that did not run leaves its metric cells empty and says why in a last column of its own (wrapped like
   // any long cell), so one long message does not widen the number columns of every row; a point that ran under
   // --allow-oom although it does not fit says so there too.
@@ -72,6 +112,9 @@ void print_rows(const Experiment& e, const std::vector<ExperimentRow>& rows)
   if (status)
     headers.push_back("status");
   Table t(headers);
+  if (!wide)
+    for (std::size_t i = 0; i < metrics.size(); ++i)
+      t.group(first_paper + 3 * i, 3, metric_title(metrics[i]));
   for (const auto& r : rows) {
     std::vector<std::string> cells;
     if (labels)
