@@ -19,6 +19,46 @@
 
 namespace ccsim::cli {
 
+namespace {
+/// "--tp 2 (32.1 GB, recomputing) or --tp 4 (31.7 GB)": the changes that make a run fit, with the GB per GPU each
+/// needs.
+std::string fits_with(const std::vector<MemoryFix>& fixes)
+{
+  std::vector<std::string> texts;
+  for (const auto& f : fixes)
+    texts.push_back(fmt::format("{} ({} GB{})", f.change, format_number(f.memory_gb_per_gpu, 3),
+                                f.recompute ? ", recomputing" : ""));
+  return texts.empty() ? "no change of tp, pp or micro-batch tried fits" : fmt::format("{}", fmt::join(texts, " or "));
+}
+
+/// Below the narrow table: what would make each algorithm that does not fit fit, algorithms with the same answer on
+/// one line, so that no cell of the table wraps.
+std::string fit_notes(const AdviseReport& report)
+{
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups; // answer -> algorithms, first seen first
+  for (const auto& c : report.cannot_run) {
+    if (!c.memory)
+      continue;
+    const auto answer = fits_with(c.would_fit);
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == answer; });
+    if (it == groups.end())
+      it = groups.insert(groups.end(), {answer, {}});
+    it->second.push_back(c.algorithm);
+  }
+  std::string out;
+  for (const auto& [answer, names] : groups)
+    out += wrap_text(fmt::format("To fit {}: {}", fmt::join(names, ", "), answer), table_width()) + "\n";
+  return out;
+}
+
+/// Whether the family's baseline is among those that cannot run (speedups are then none).
+bool baseline_cannot_run(const AdviseReport& report)
+{
+  return std::any_of(report.cannot_run.begin(), report.cannot_run.end(),
+                     [&](const CannotRun& c) { return c.algorithm == report.baseline; });
+}
+} // namespace
+
 int cmd_advise(const std::vector<std::string>& args)
 {
   const auto given = parse_command(advise_options().options(), args);
@@ -51,16 +91,17 @@ int cmd_advise(const std::vector<std::string>& args)
                                      "family reaches its target loss in {:.3g} samples; steps ratios measured on proxy "
                                      "models: {}); speedup over {}{}",
                                      report.workload, req.topology.name, req.shape.gpus, req.epoch_samples, req.evidence_file,
-                                     report.baseline, search ? ", each algorithm at its fastest split that fits" : ""),
+                                     baseline_cannot_run(report) ? report.baseline + ", which cannot run: none" : report.baseline,
+                                     search ? ", each algorithm at its fastest split that fits" : ""),
                          table_width())
             << "\n";
   // Narrow (the default): the columns a choice needs, the verdict's numbers in short; --wide: every column.
   const bool wide = table_width() == 0;
   Table t = wide ? Table({"rank", "algorithm", "converges", "to accuracy (h)", "epoch (h)", "samples/s (likely range)",
-                          "by samples/s", "speedup (x)", "dp x tp x pp, micro-batch", "memory (GB/GPU)",
+                          "tokens/s (per GPU)", "by samples/s", "speedup (x)", "dp x tp x pp, micro-batch", "memory (GB/GPU)",
                           "inter-node per step (MB/GPU)", "why not"})
-                 : Table({"rank", "algorithm", "converges", "to accuracy (h)", "samples/s", "likely range",
-                          "speedup (x)", "dp x tp x pp, micro", "memory (GB)", "gap to baseline [90 % interval]"});
+                 : Table({"rank", "algorithm", "converges", "to acc. (h)", "samples/s", "likely range", "tokens/s",
+                          "speedup", "dp x tp x pp, micro", "GB/GPU", "gap to baseline [90 % interval]"});
   int rank = 1;
   for (const auto& r : report.ranking) {
     const bool known = r.converges.has_value();
@@ -72,7 +113,7 @@ int cmd_advise(const std::vector<std::string>& args)
       t.add_row({std::to_string(rank++), r.algorithm, verdict, accuracy, format_number(r.samples_per_s),
                  fmt::format("{}-{}", format_number(r.samples_per_s_range.low, 3),
                              format_number(r.samples_per_s_range.high, 3)),
-                 format_number(r.speedup, 3), split, format_number(r.memory_gb_per_gpu, 3),
+                 r.tokens_per_s > 0 ? format_number(r.tokens_per_s) : "-", r.speedup > 0 ? format_number(r.speedup, 3) : "-", split, format_number(r.memory_gb_per_gpu, 3),
                  fmt::format("{}", fmt::join(r.evidence_short, "; "))});
       continue;
     }
@@ -82,16 +123,27 @@ int cmd_advise(const std::vector<std::string>& args)
                format_number(r.epoch_time_s / 3600),
                fmt::format("{} ({}-{})", format_number(r.samples_per_s), format_number(r.samples_per_s_range.low, 3),
                            format_number(r.samples_per_s_range.high, 3)),
-               std::to_string(r.throughput_rank), format_number(r.speedup, 3), split,
+               r.tokens_per_s > 0
+                   ? fmt::format("{} ({})", format_number(r.tokens_per_s), format_number(r.tokens_per_s_per_gpu))
+                   : "-",
+               std::to_string(r.throughput_rank), r.speedup > 0 ? format_number(r.speedup, 3) : "-", split,
                format_number(r.memory_gb_per_gpu, 3), format_number(r.inter_node_bytes_per_gpu / 1e6),
                known && *r.converges != Converges::YES ? r.reason : ""});
   }
+  // Ranked last: those that cannot run. One refused for memory says what it needs and what would make it fit.
   for (const auto& c : report.cannot_run) {
-    std::vector<std::string> cells(wide ? 12 : 10, "");
+    std::vector<std::string> cells(wide ? 13 : 11, "");
     cells[0] = "-", cells[1] = c.algorithm, cells.back() = "cannot run: " + c.reason;
+    if (c.memory) {
+      cells[wide ? 10 : 9] = format_number(c.memory->memory_gb_per_gpu, 3);
+      cells.back()        = wide ? fmt::format("does not fit: {}; to fit: {}", c.reason, fits_with(c.would_fit))
+                                   : fmt::format("does not fit in {} GB: see below", format_number(c.memory->usable_gb, 3));
+    }
     t.add_row(cells);
   }
   t.print(std::cout, table_width());
+  if (!wide)
+    std::cout << fit_notes(report);
   if (!wide)
     std::cout << wrap_text("gap to baseline: final held-out loss over the family baseline's on the same seed, mean "
                            "over the seeds [its 90 % confidence interval] per proxy; converges is yes when the interval "

@@ -15,9 +15,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <set>
 
 namespace ccsim::cli {
@@ -25,9 +29,66 @@ namespace ccsim::cli {
 namespace fs = std::filesystem;
 
 namespace {
+/// A sweep axis's header in the narrow table: short, with its unit (the results' column name in --wide and CSV).
+std::string axis_header(const std::string& axis)
+{
+  static const std::map<std::string, std::string> kShort = {
+      {"gpus", "GPUs"},          {"global_batch", "batch"},       {"micro_batch", "micro"},
+      {"bandwidth_gbps", "Gbit/s"}, {"latency_us", "latency (us)"}, {"network_model", "network"},
+      {"straggler_cv", "straggler cv"}, {"straggler_seed", "seed"}, {"memory_headroom_gb", "headroom (GB)"}};
+  const auto it = kShort.find(axis);
+  if (it != kShort.end())
+    return it->second;
+  return axis.rfind("params.", 0) == 0 ? axis.substr(7) : axis; // an algorithm's parameter by its key
+}
+
+/// A paper metric's title over its paper / predicted / error columns: the metric table's label ("allreduce (ms)"),
+/// else the name as the experiment gives it (memory_gb_per_gpu, phase.<name>.<key>).
+std::string metric_title(const std::string& metric)
+{
+  const auto m = metric_named(metric);
+  return m ? metric_info(*m).label : metric;
+}
+
+/// Lower case, to compare a label with an axis value ("BERT-Large" names bert-large).
+std::string lower(std::string text)
+{
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  return text;
+}
+
+/// Whether every row's label already names its value of `axis` (sdp4bit-table2's "gpt-1.3b A100 megatron-dp" names its
+/// workload and algorithm): the narrow table leaves such a column out.
+bool named_by_labels(const std::vector<ExperimentRow>& rows, const std::string& axis)
+{
+  return std::all_of(rows.begin(), rows.end(), [&](const ExperimentRow& r) {
+    return !r.label.empty() && lower(r.label).find(lower(axis_cell(r, axis))) != std::string::npos;
+  });
+}
+
+/// A cell of an axis in the narrow table: a file's stem for a file given by path (large-scale/gpt-22b-full.json is
+/// gpt-22b-full), the value itself otherwise.
+std::string narrow_axis_cell(const ExperimentRow& r, const std::string& axis)
+{
+  std::string cell = axis_cell(r, axis);
+  if ((axis == "topology" || axis == "workload") && cell.size() > 5 && cell.substr(cell.size() - 5) == ".json")
+    cell = fs::path(cell).stem().string();
+  // A number in four significant digits, as the metrics are ("10.0000" Gbit/s is 10).
+  double value           = 0;
+  const auto [end, code] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
+  if (code == std::errc() && end == cell.data() + cell.size() && cell.find('.') != std::string::npos)
+    cell = fmt::format("{:.4g}", value);
+  return cell;
+}
+
+/// The rows as a table. Narrow (the default, 160 columns): axes that never change and the headline metrics a paper
+/// column already predicts are left out (said once above, or in the paper's "predicted"), axes have short headers, and
+/// each paper metric's paper, predicted and error columns stand under one title. --wide keeps every column, headed by
+/// its results.csv name.
 void print_rows(const Experiment& e, const std::vector<ExperimentRow>& rows)
 {
-  auto cols = axis_columns(rows);
+  const bool wide = table_width() == 0;
+  auto cols       = axis_columns(rows);
   // Columns whose value never changes say nothing per row: show them once above the table.
   std::vector<std::string> varying;
   std::string fixed;
@@ -40,11 +101,17 @@ void print_rows(const Experiment& e, const std::vector<ExperimentRow>& rows)
     else
       fixed += fmt::format("{}{}={}", fixed.empty() ? "" : ", ", c, *seen.begin());
   }
-  std::cout << e.name << (e.source.empty() ? "" : " (" + e.source + ")") << "\n";
+  std::cout << wrap_text(e.name + (e.source.empty() ? "" : " (" + e.source + ")"), table_width()) << "\n";
   if (!fixed.empty())
-    std::cout << "fixed: " << fixed << "\n";
+    std::cout << wrap_text("fixed: " + fixed, table_width()) << "\n";
   const bool labels  = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return !r.label.empty(); });
+  if (!wide) // a column the row labels already say is said once, in the labels
+    varying.erase(std::remove_if(varying.begin(), varying.end(),
+                                 [&](const std::string& c) { return named_by_labels(rows, c); }),
+                  varying.end());
   const bool speedup = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.speedup.has_value(); });
+  const bool tokens  = std::any_of(rows.begin(), rows.end(),
+                                   [](const auto& r) { return !r.error && r.metric(Metric::TOKENS_PER_S) > 0; });
   std::set<std::string> baselines; // more than one (per algorithm or per row): a column says which
   for (const auto& r : rows)
     if (r.speedup)
@@ -53,17 +120,34 @@ void print_rows(const Experiment& e, const std::vector<ExperimentRow>& rows)
   std::vector<std::string> headers;
   if (labels)
     headers.push_back("row");
-  headers.insert(headers.end(), varying.begin(), varying.end());
-  // The headline metrics, headed as the metric table labels them (api/run/Metrics.hpp).
-  const Metric shown[] = {Metric::SAMPLES_PER_S, Metric::STEP_TIME_S, Metric::ALLREDUCE_MS};
+  for (const auto& c : varying)
+    headers.push_back(wide ? c : axis_header(c));
+  // The headline metrics, headed as the metric table labels them (api/run/Metrics.hpp); narrow, one a paper column
+  // predicts is shown there only. Tokens where the workload has a sequence length.
+  std::vector<Metric> shown;
+  // Narrow, a headline metric that is 0 in every row (no all-reduce in a pipeline) is left out too.
+  auto all_zero = [&](Metric m) {
+    return std::all_of(rows.begin(), rows.end(), [&](const auto& r) { return r.error || r.metric(m) == 0; });
+  };
+  for (const auto m : {Metric::SAMPLES_PER_S, Metric::STEP_TIME_S, Metric::ALLREDUCE_MS})
+    if (wide || (std::find(metrics.begin(), metrics.end(), metric_name(m)) == metrics.end() && !all_zero(m)))
+      shown.push_back(m);
+  if (tokens)
+    shown.push_back(Metric::TOKENS_PER_S);
+  if (tokens && wide)
+    shown.insert(shown.end(), {Metric::TOKENS_PER_S_PER_GPU, Metric::DAYS_PER_TRILLION_TOKENS});
   for (const auto m : shown)
     headers.push_back(metric_info(m).label);
   if (speedup)
-    headers.push_back("speedup (x)");
+    headers.push_back(wide ? "speedup (x)" : "speedup");
   if (baselines.size() > 1)
     headers.push_back("over");
+  const std::size_t first_paper = headers.size();
   for (const auto& m : metrics)
-    headers.insert(headers.end(), {"paper " + m, "predicted " + m, "error (%)"});
+    if (wide)
+      headers.insert(headers.end(), {"paper " + m, "predicted " + m, "error (%)"});
+    else
+      headers.insert(headers.end(), {"paper", "pred.", "err (%)"});
   // A point that did not run leaves its metric cells empty and says why in a last column of its own (wrapped like
   // any long cell), so one long message does not widen the number columns of every row; a point that ran under
   // --allow-oom although it does not fit says so there too.
@@ -72,12 +156,15 @@ void print_rows(const Experiment& e, const std::vector<ExperimentRow>& rows)
   if (status)
     headers.push_back("status");
   Table t(headers);
+  if (!wide)
+    for (std::size_t i = 0; i < metrics.size(); ++i)
+      t.group(first_paper + 3 * i, 3, metric_title(metrics[i]));
   for (const auto& r : rows) {
     std::vector<std::string> cells;
     if (labels)
       cells.push_back(r.label);
     for (const auto& c : varying)
-      cells.push_back(axis_cell(r, c));
+      cells.push_back(wide ? axis_cell(r, c) : narrow_axis_cell(r, c));
     if (r.error) {
       cells.resize(headers.size() - 1);
       cells.push_back("not run: " + *r.error);

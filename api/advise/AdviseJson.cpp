@@ -33,6 +33,8 @@ nlohmann::json to_json(const AdviseReport& report)
                            {{"low", r.samples_per_s_range.low},
                             {"high", r.samples_per_s_range.high},
                             {"why", r.samples_per_s_range.why}}},
+                          {"tokens_per_s", r.tokens_per_s},
+                          {"tokens_per_s_per_gpu", r.tokens_per_s_per_gpu},
                           {"speedup", r.speedup},
                           {"inter_node_bytes_per_gpu", r.inter_node_bytes_per_gpu},
                           {"intra_node_bytes_per_gpu", r.intra_node_bytes_per_gpu},
@@ -62,8 +64,20 @@ nlohmann::json to_json(const AdviseReport& report)
     ranking.push_back(row);
   }
   nlohmann::json cannot_run = nlohmann::json::array();
-  for (const auto& c : report.cannot_run)
-    cannot_run.push_back({{"algorithm", c.algorithm}, {"reason", c.reason}});
+  for (const auto& c : report.cannot_run) {
+    nlohmann::json entry = {{"algorithm", c.algorithm}, {"reason", c.reason}};
+    if (c.memory) {
+      nlohmann::json fixes = nlohmann::json::array();
+      for (const auto& f : c.would_fit)
+        fixes.push_back(
+            {{"change", f.change}, {"memory_gb_per_gpu", f.memory_gb_per_gpu}, {"activation_recomputation", f.recompute}});
+      entry["memory"] = {{"memory_gb_per_gpu", c.memory->memory_gb_per_gpu},
+                         {"usable_gb", c.memory->usable_gb},
+                         {"split", {{"tp", c.memory->tp}, {"pp", c.memory->pp}, {"micro_batch", c.memory->micro_batch}}},
+                         {"would_fit", fixes}};
+    }
+    cannot_run.push_back(entry);
+  }
   return {{"title", report.title},
           {"baseline", report.baseline},
           {"epoch_samples", report.epoch_samples},

@@ -2,11 +2,13 @@
 // AdviseSimulation.hpp.
 #include "api/advise/AdviseSimulation.hpp"
 
+#include "api/advise/MemoryFixes.hpp"
 #include "api/advise/ShapeBound.hpp"
 #include "api/process/ProcessPool.hpp"
 #include "api/process/RunControl.hpp"
 #include "api/run/ReportJson.hpp"
 #include "api/run/Simulation.hpp"
+#include "io/InputError.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -75,8 +77,9 @@ private:
     }
   }
 
-  /// Without search the baseline runs first, alone: a bad configuration is its one-line error. The candidates that
-  /// remain start after it.
+  /// Without search the baseline runs first, alone: a bad configuration is its one-line error. A baseline that does
+  /// not fit the GPUs' memory is not one: advise still answers, listing it with what would make it fit (issue 44;
+  /// api/advise/MemoryFixes.hpp). The candidates that remain start after it.
   std::size_t run_baseline_alone()
   {
     if (c_.search || c_.list.empty() || name(0) != c_.baseline)
@@ -89,6 +92,14 @@ private:
     } catch (const RunStopped& e) {
       if (e.signal() != 0)
         throw;
+    } catch (const io::InputError& e) {
+      InputCache cache;
+      if (!memory_shortfall(c_.list.front().request, cache))
+        throw;
+      out_.by_algorithm[name(0)].why_not = e.problem();
+      ++out_.counts.simulated;
+      progress(1);
+      return 1;
     }
     return 0;
   }

@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace ccsim::api {
 
 namespace {
@@ -31,6 +33,26 @@ std::string cannot_run_reason(const std::string& algorithm, const AdviseCandidat
                        c.shape.gpus, work.name, c.filtered ? ", the --tp / --pp filters" : "");
   return c.search ? fmt::format("none of its {} splits runs; e.g. {}", split_count, why.value_or(""))
                   : why.value_or("");
+}
+
+/// The entry of an algorithm that cannot run; without search, when memory alone refused it, with what it needs and
+/// what would make it fit.
+CannotRun cannot_run(const std::string& algorithm, const AdviseCandidates& c, const AdviseSimulation& sim,
+                     const sim::Workload& work, InputCache& cache)
+{
+  CannotRun out{algorithm, cannot_run_reason(algorithm, c, sim, work), std::nullopt, {}};
+  if (c.search || sim.partial)
+    return out;
+  const auto candidate = std::find_if(c.list.begin(), c.list.end(),
+                                      [&](const AdviseCandidate& k) { return k.algorithm == algorithm; });
+  if (candidate == c.list.end())
+    return out;
+  out.memory = memory_shortfall(candidate->request, cache);
+  if (out.memory) {
+    out.reason    = describe(*out.memory);
+    out.would_fit = memory_fixes(candidate->request, *out.memory, cache);
+  }
+  return out;
 }
 } // namespace
 
@@ -52,13 +74,14 @@ AdviseReport advise(const AdviseRequest& in)
   report.epoch_samples = in.epoch_samples;
   report.evidence_file = in.evidence_file;
   report.search        = candidates.search;
+  InputCache cache;
   double base_rate     = 0;
   if (const auto it = sim.by_algorithm.find(candidates.baseline); it != sim.by_algorithm.end() && it->second.best)
     base_rate = it->second.best->samples_per_s;
   for (const auto& name : candidates.algorithms) {
     const auto it = sim.by_algorithm.find(name);
     if (it == sim.by_algorithm.end() || !it->second.best) {
-      report.cannot_run.push_back({name, cannot_run_reason(name, candidates, sim, work)});
+      report.cannot_run.push_back(cannot_run(name, candidates, sim, work, cache));
       continue;
     }
     RankedAlgorithm row = ranked_row(name, *it->second.best, base_rate, in.epoch_samples);

@@ -7,6 +7,7 @@
 // disagree (converges: uncertain) between the two.
 
 #include "api/advise/ConvergenceEvidence.hpp"
+#include "api/advise/MemoryFixes.hpp"
 #include "api/run/SimulateRequest.hpp"
 #include "api/run/SimulationReport.hpp"
 
@@ -42,6 +43,9 @@ struct AdviseRequest {
 struct RankedAlgorithm {
   std::string algorithm;
   double epoch_time_s = 0, samples_per_s = 0, speedup = 0;
+  /// Samples/s x the sequence length, in all and per GPU (the metrics tokens_per_s, tokens_per_s_per_gpu); 0 for a
+  /// workload without a sequence length.
+  double tokens_per_s = 0, tokens_per_s_per_gpu = 0;
   Interval samples_per_s_range; // its likely range (api/run/Intervals.hpp)
   double inter_node_bytes_per_gpu = 0, intra_node_bytes_per_gpu = 0;
   std::size_t phases      = 0;
@@ -68,6 +72,10 @@ struct RankedAlgorithm {
 struct CannotRun {
   std::string algorithm;
   std::string reason;
+  /// Without search, where it is refused for memory alone: what it needs, and the changes of its options that make it
+  /// fit (api/advise/MemoryFixes.hpp; none when no change tried fits). With search every split was tried already.
+  std::optional<MemoryShortfall> memory;
+  std::vector<MemoryFix> would_fit;
 };
 
 /// What the search did with its candidate splits (all algorithms together).
@@ -95,8 +103,9 @@ struct AdviseReport {
   double seconds = 0;    // when it ended, from the start of the process (api/process/RunControl.hpp)
 };
 
-/// Simulates and ranks. A bad configuration of the baseline (without search) throws io::InputError; other algorithms
-/// that cannot run are listed in cannot_run with the reason.
+/// Simulates and ranks. A bad configuration of the baseline (without search) throws io::InputError; algorithms that
+/// cannot run, the baseline too when it does not fit the GPUs' memory, are listed in cannot_run with the reason (and
+/// for memory, what would make them fit): advise answers whenever the run's shape is valid.
 AdviseReport advise(const AdviseRequest& request);
 
 /// `advise --format json`'s document.

@@ -12,7 +12,9 @@ RankedAlgorithm ranked_row(const std::string& algorithm, const SimulationReport&
 {
   RankedAlgorithm row;
   row.algorithm     = algorithm;
-  row.samples_per_s = r.samples_per_s;
+  row.samples_per_s        = r.samples_per_s;
+  row.tokens_per_s         = metric_value(r, Metric::TOKENS_PER_S);
+  row.tokens_per_s_per_gpu = metric_value(r, Metric::TOKENS_PER_S_PER_GPU);
   if (const auto iv = r.intervals.find(Metric::SAMPLES_PER_S); iv != r.intervals.end())
     row.samples_per_s_range = iv->second;
   row.epoch_time_s             = epoch_samples / r.samples_per_s;

@@ -21,6 +21,12 @@ void Table::add_row(std::vector<std::string> cells)
   rows_.push_back(std::move(cells));
 }
 
+void Table::group(std::size_t first, std::size_t count, std::string title)
+{
+  assert(count > 0 && first + count <= headers_.size());
+  groups_.push_back({first, count, std::move(title)});
+}
+
 namespace {
 bool looks_numeric(const std::string& s)
 {
@@ -71,6 +77,16 @@ void Table::print(std::ostream& out, std::size_t max_width) const
     for (const auto& row : rows_)
       width[c] = std::max(width[c], row[c].size());
   }
+  // A group's title fits over its columns (the extra width goes to its last column) and is never narrowed below.
+  auto span = [&](const Group& g) {
+    std::size_t sum = 2 * (g.count - 1);
+    for (std::size_t c = g.first; c < g.first + g.count; ++c)
+      sum += width[c];
+    return sum;
+  };
+  for (const auto& g : groups_)
+    if (const std::size_t have = span(g); have < g.title.size())
+      width[g.first + g.count - 1] += g.title.size() - have;
   // Too wide: narrow the widest column one character at a time (never below 10, or its widest number) until the
   // table fits; cells and headers of a narrowed column wrap onto more lines.
   std::vector<std::size_t> floor(n, 10);
@@ -114,6 +130,21 @@ void Table::print(std::ostream& out, std::size_t max_width) const
       out << text << '\n';
     }
   };
+  if (!groups_.empty()) {
+    // The titles at their columns' start, each over its columns: "allreduce (ms)" above paper, predicted, error.
+    std::string text;
+    std::size_t at = 0, column = 0;
+    auto advance_to = [&](std::size_t c) {
+      for (; column < c; ++column)
+        at += width[column] + 2;
+    };
+    for (const auto& g : groups_) {
+      advance_to(g.first);
+      text.resize(std::max(text.size(), at), ' ');
+      text += g.title;
+    }
+    out << text << '\n';
+  }
   line(headers_, true);
   std::vector<std::string> rule;
   for (auto w : width)

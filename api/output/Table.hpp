@@ -14,6 +14,9 @@ class Table {
 public:
   explicit Table(std::vector<std::string> headers);
   void add_row(std::vector<std::string> cells); // must have one cell per header
+  /// A title over `count` columns from `first` (a line above the headers): "allreduce (ms)" over its paper, predicted
+  /// and error columns, so that each of them needs only a short header. Its columns widen to hold the title.
+  void group(std::size_t first, std::size_t count, std::string title);
   /// Aligned text, numeric-looking cells right-aligned. With `max_width` > 0 a table wider than that narrows its
   /// widest columns (to 10 characters at least, never cutting a number) and wraps their cells onto more lines.
   void print(std::ostream& out, std::size_t max_width = 0) const;
@@ -21,7 +24,12 @@ public:
   std::size_t rows() const { return rows_.size(); }
 
 private:
+  struct Group {
+    std::size_t first, count;
+    std::string title;
+  };
   std::vector<std::string> headers_;
+  std::vector<Group> groups_;
   std::vector<std::vector<std::string>> rows_;
 };
 

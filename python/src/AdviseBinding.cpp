@@ -6,6 +6,7 @@
 #include "Given.hpp"
 
 #include "api/options/AdviseCommand.hpp"
+#include "api/options/OptionSpelling.hpp"
 #include "io/JsonInput.hpp"
 
 #include <nanobind/stl/map.h>
@@ -28,8 +29,14 @@ std::string advise(const Texts& texts, const Documents& documents, nb::object pr
       if (!on_progress.empty())
         command.on_progress = [&](const std::string& what, std::size_t done, std::size_t total,
                                   const std::string& unit) { on_progress.call_or_keep(what, done, total, unit); };
-      const api::AdviseReport report = api::advise(command);
+      api::AdviseReport report = api::advise(command);
       api::write_advise_files(command, report);
+      // Why an algorithm cannot run, and the changes that would make it fit, name options as keywords ("tp=2").
+      for (auto& c : report.cannot_run) {
+        c.reason = api::python_spelling(c.reason, options);
+        for (auto& f : c.would_fit)
+          f.change = api::python_spelling(f.change, options);
+      }
       return io::dump_json(api::to_json(report));
     });
   }

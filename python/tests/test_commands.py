@@ -88,6 +88,31 @@ def test_advise_equals_the_command_lines_json():
     assert got.ranking[0].algorithm == expected["ranking"][0]["algorithm"]
 
 
+def test_advise_answers_when_nothing_fits_and_names_the_changes_as_keywords():
+    """Issue 44: Llama-3-8B on 32 A100-40GB at tp 1 fits neither the sharded baseline nor Adam. advise lists both,
+    with what would fit, rather than raising; the command line's JSON is the same but for the options' spelling."""
+    evidence = REPO / "workloads" / "evidence" / "convergence.json"
+    got = ccsim.advise("a100x8-roce100x16", "llama3-8b", 32, algorithms=["megatron-dp", "adam"], evidence=evidence)
+    expected = cli_json("advise", "--topology", "a100x8-roce100x16", "--workload", "llama3-8b", "--gpus", 32,
+                        "--algorithms", "megatron-dp,adam", "--evidence", evidence)
+    assert len(got.ranking) == 0 and got.baseline == "megatron-dp"
+    assert [c.algorithm for c in got.cannot_run] == [c["algorithm"] for c in expected["cannot_run"]]
+    for c, line in zip(got.cannot_run, expected["cannot_run"]):
+        assert c.memory.memory_gb_per_gpu == line["memory"]["memory_gb_per_gpu"] > 40
+        assert c.reason == line["reason"] and "GB per GPU at tp 1 pp 1" in c.reason
+        changes = [f.change for f in c.memory.would_fit]
+        assert changes and all("--" not in change for change in changes)
+        assert changes == [f["change"].replace("--tp ", "tp=").replace("--pp ", "pp=")
+                           for f in line["memory"]["would_fit"]]
+    # The first change of the baseline, given back as keywords, makes it run.
+    fix = got.cannot_run[[c.algorithm for c in got.cannot_run].index("megatron-dp")].memory.would_fit[0]
+    keywords = dict(part.split("=") for part in fix.change.split())
+    ran = ccsim.advise("a100x8-roce100x16", "llama3-8b", 32, algorithms=["megatron-dp"], evidence=evidence,
+                       **{k: int(v) for k, v in keywords.items()})
+    assert [r.algorithm for r in ran.ranking] == ["megatron-dp"]
+    assert ran.ranking[0].memory_gb_per_gpu == pytest.approx(fix.memory_gb_per_gpu, rel=1e-12)
+
+
 def test_collective_equals_the_command_lines_json():
     expected = cli_json("collective", "--topology", "a100x8-ib100", "--gpus", "8,16", "-b", 1024, "-e", 1 << 24,
                         "-f", 4)

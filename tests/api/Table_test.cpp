@@ -40,3 +40,30 @@ TEST_CASE("Table: wrap breaks at spaces and cuts a word longer than the width", 
   CHECK(wrap("abc def", 5) == std::vector<std::string>{"abc", "def"});
   CHECK(wrap("abcdefghij", 4) == std::vector<std::string>{"abcd", "efgh", "ij"});
 }
+
+TEST_CASE("Table: a group's title stands over its columns, which widen to hold it", "[api]")
+{
+  // Columns: "row" (3), then "paper" / "pred." / "err" under "allreduce (ms)" (14 characters). The three columns
+  // span 5 + 2 + 5 + 2 + 3 = 17 >= 14, so nothing widens; the title starts where "paper" does, at 3 + 2 = 5.
+  Table t({"row", "paper", "pred.", "err"});
+  t.group(1, 3, "allreduce (ms)");
+  t.add_row({"a", "3579", "3702", "+3.4"});
+  std::ostringstream out;
+  t.print(out, 160);
+  const auto n = lines_of_text(out.str());
+  REQUIRE(n.size() == 4);
+  CHECK(n[0] == "     allreduce (ms)");
+  CHECK(n[1] == "row  paper  pred.  err");
+  CHECK(n[3] == "a     3579   3702  +3.4");
+  // A title longer than its columns: "step time (s)" (13) over one column of "p" (1) widens that column to 13.
+  Table u({"x", "p"});
+  u.group(1, 1, "step time (s)");
+  u.add_row({"a", "1"});
+  std::ostringstream narrow;
+  u.print(narrow, 160);
+  const auto m = lines_of_text(narrow.str());
+  REQUIRE(m.size() == 4);
+  CHECK(m[0] == "   step time (s)");
+  CHECK(m[2] == "-  -------------");
+  CHECK(m[3] == "a              1");
+}

@@ -256,3 +256,84 @@ TEST_CASE("ccsim advise --time-limit: past it the answer is partial - says so - 
   CHECK(w["evaluation"]["left"] == 0);
   CHECK(w["evaluation"]["simulated"] == 1);
 }
+
+// Issue 44: advise always answers. Llama-3-8B on 32 A100-40GB at tp 1 pp 1 fits no algorithm (the sharded baseline
+// needs 16.1 GB of bf16 weights, 32.1 of fp32 gradients, 3.0 of sharded optimizer state and 7.5 of recomputed
+// activations: 58.7 GB > 40). Each is listed, not raised, with what it needs and the changes that fit; every number is
+// then checked against `simulate` itself, a second path through the memory model: the refused need against
+// `simulate --allow-oom`'s gb_with_recomputation, and each change, applied to simulate, must run and need what advise
+// said.
+TEST_CASE("ccsim advise: algorithms that do not fit, the baseline included, are listed last with what would fit",
+          "[cli]")
+{
+  const std::string run = "--topology a100x8-roce100x16 --workload llama3-8b --gpus 32 ";
+  const auto r          = run_ccsim("advise " + run + "--algorithms megatron-dp,adam --format json --quiet");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto d = nlohmann::json::parse(r.out);
+  CHECK(d["baseline"] == "megatron-dp");
+  CHECK(d["ranking"].empty());
+  REQUIRE(d["cannot_run"].size() == 2);
+  for (const auto& c : d["cannot_run"]) {
+    const std::string algorithm = c["algorithm"].get<std::string>();
+    INFO(algorithm);
+    REQUIRE(c.contains("memory"));
+    const auto& m = c["memory"];
+    CHECK(m["usable_gb"].get<double>() == Approx(40.0)); // the preset's gpu.memory_gb, no headroom
+    CHECK(m["memory_gb_per_gpu"].get<double>() > 40.0);
+    CHECK(c["reason"].get<std::string>().find(" GB per GPU at tp 1 pp 1, micro-batch 1, even with activation "
+                                              "recomputation; 40.0 GB are usable") != std::string::npos);
+    const auto oom = run_ccsim("simulate " + run + "--algorithm " + algorithm + " --allow-oom --format json");
+    REQUIRE(oom.exit_code == 0);
+    CHECK(m["memory_gb_per_gpu"].get<double>() ==
+          Approx(nlohmann::json::parse(oom.out)["memory"]["gb_with_recomputation"].get<double>()).epsilon(1e-12));
+    REQUIRE(!m["would_fit"].empty());
+    for (const auto& fix : m["would_fit"]) {
+      const std::string change = fix["change"].get<std::string>();
+      INFO(change);
+      const auto s = run_ccsim("simulate " + run + "--algorithm " + algorithm + " " + change + " --format json");
+      REQUIRE(s.exit_code == 0);
+      const auto report = nlohmann::json::parse(s.out);
+      CHECK(fix["memory_gb_per_gpu"].get<double>() == Approx(report["memory_gb_per_gpu"].get<double>()).epsilon(1e-12));
+      CHECK(fix["memory_gb_per_gpu"].get<double>() <= 40.0);
+      CHECK(fix["activation_recomputation"] == report["memory"]["activation_recomputation"]);
+    }
+  }
+  // The table says so in lines that do not wrap: the baseline cannot run, each algorithm's changes below the table.
+  const auto t = run_ccsim("advise " + run + "--algorithms megatron-dp,adam --quiet");
+  REQUIRE(t.exit_code == 0);
+  CHECK(t.out.find("speedup over megatron-dp, which cannot run: none") != std::string::npos);
+  CHECK(t.out.find("To fit megatron-dp: --pp 2 (") != std::string::npos);
+}
+
+TEST_CASE("ccsim advise: with a split the baseline fits, those that do not are ranked after every one that runs",
+          "[cli]")
+{
+  // At tp 2 the sharded baseline fits (32.1 GB with recomputation) and plain Adam, which keeps fp32 optimizer state
+  // unsharded (96.4 GB at tp 1, half at tp 2), does not.
+  const auto r = run_ccsim("advise --topology a100x8-roce100x16 --workload llama3-8b --gpus 32 --tp 2 "
+                           "--algorithms megatron-dp,adam,zeropp --format json --quiet");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto d = nlohmann::json::parse(r.out);
+  REQUIRE(d["ranking"].size() == 2);
+  for (const auto& row : d["ranking"])
+    CHECK(row["algorithm"] != "adam");
+  REQUIRE(d["cannot_run"].size() == 1);
+  CHECK(d["cannot_run"][0]["algorithm"] == "adam");
+  CHECK(d["cannot_run"][0]["memory"]["split"]["tp"] == 2);
+  // No change offered asks more than another one offered: a larger tp and pp with no less recomputation.
+  const auto& fixes = d["cannot_run"][0]["memory"]["would_fit"];
+  REQUIRE(!fixes.empty());
+  CHECK(fixes[0]["change"] == "--pp 2"); // the fewest GPUs per model copy first: 2 x 2
+}
+
+TEST_CASE("ccsim advise: a baseline refused for anything but memory is still the one-line error", "[cli]")
+{
+  // A global batch of 33 does not divide over 32 data-parallel GPUs: simulate's check, not memory (the run would not
+  // fit either, but even --allow-oom refuses it), so advise cannot answer and says why in one line.
+  const auto r = run_ccsim("advise --topology a100x8-roce100x16 --workload llama3-8b --gpus 32 --global-batch 33 --quiet");
+  CHECK(r.exit_code == 2);
+  CHECK(line_count(r.err) == 1);
+  CHECK(r.err.find("--global-batch: global batch 33 is not divisible") != std::string::npos);
+}
