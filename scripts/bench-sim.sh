@@ -6,9 +6,12 @@
 # at dp 4) of adam, onebit-adam, onebit-lamb, slamb, sdp4bit, megatron-dp and aq-sgd on h800x8-ib400x8 (128 GPUs, dp 4)
 # and a100x8-ib100 (256 and 1,024 GPUs, dp 8 and 32), and `advise --search` of llama2-7b and llama2-70b at 256 and
 # 1,024 GPUs (process wall seconds, with how many splits were simulated and pruned).
+# Issue 49 adds the large-model validation cases (section `large`): every row of experiments/korthikanti-table5*.json,
+# llama3-table4.json, mtnlg-530b.json and bloom-176b.json as its experiment lays it out, and a 1T GPT at tp 8 x pp 64 on
+# 3,072 GPUs (dp 6, 512 micro-batches per replica), one step each in fast fidelity.
 #
 #   scripts/bench-sim.sh [--ccsim build/ccsim] [--limit SECONDS] [--quick] [--algorithms a,b,c]
-#                        [--sections bert,70b,advise]
+#                        [--sections bert,70b,large,advise]
 #
 # --limit: each run stops after this many seconds (ccsim --time-limit) and is shown as "> limit" (default 120).
 # --quick: 1,024 GPUs (both fidelities) and 16,384 (fast) only.
@@ -25,11 +28,11 @@ ap.add_argument("--ccsim", default="build/ccsim")
 ap.add_argument("--limit", type=float, default=120.0)
 ap.add_argument("--quick", action="store_true")
 ap.add_argument("--algorithms", default="")
-ap.add_argument("--sections", default="bert,70b,advise")
+ap.add_argument("--sections", default="bert,70b,large,advise")
 a = ap.parse_args()
 sections = a.sections.split(",")
-if any(x not in ("bert", "70b", "advise") for x in sections):
-    sys.exit("bench-sim.sh: --sections: a comma-separated list of bert, 70b, advise")
+if any(x not in ("bert", "70b", "large", "advise") for x in sections):
+    sys.exit("bench-sim.sh: --sections: a comma-separated list of bert, 70b, large, advise")
 if not (a.limit > 0 and a.limit <= 86400):
     sys.exit("bench-sim.sh: --limit: must be in (0, 86400] seconds")
 
@@ -89,6 +92,38 @@ if cases:
 for alg, workload, topo, gpus, fid in cases:
     wall, events, rss, step = run(alg, workload, topo, gpus, fid)
     print(f"| {alg} | {workload} | {topo} | {gpus} | {fid} | {wall} | {events} | {rss} | {step} |", flush=True)
+
+# The large-model validation cases, laid out as their experiment files say (a path there is relative to experiments/).
+if "large" in sections:
+    def in_experiments(v):
+        return f"experiments/{v}" if isinstance(v, str) and v.endswith(".json") else v
+    large = []  # (label, settings)
+    for name in ("korthikanti-table5", "korthikanti-table5-vpp", "llama3-table4", "mtnlg-530b", "bloom-176b"):
+        e = json.load(open(f"experiments/{name}.json"))
+        for row in e["rows"]:
+            merged = {**e["base"], **{k: v for k, v in row.items() if k not in ("label", "paper", "comment")}}
+            large.append((f"{name}: {row['label']}", merged))
+    large.append(("1T GPT, tp 8 x pp 64 x dp 6 (512 micro-batches per replica)",
+                  {"topology": "a100x8-ib200x8", "workload": "large-scale/gpt-1t-selective.json",
+                   "algorithm": "megatron-dp", "gpus": 3072, "tp": 8, "pp": 64, "global_batch": 3072,
+                   "micro_batch": 1}))
+    print()
+    print("| large-model case | GPUs | sim.wall_s | events | step (s) |")
+    print("|---|---|---|---|---|")
+    for label, k in large:
+        cmd = [a.ccsim, "simulate", "--format", "json", "--quiet", "--allow-oom", "--time-limit", f"{a.limit:g}"]
+        for key, flag in (("topology", "--topology"), ("workload", "--workload"), ("algorithm", "--algorithm"),
+                          ("gpus", "--gpus"), ("tp", "--tp"), ("pp", "--pp"), ("vpp", "--vpp"),
+                          ("global_batch", "--global-batch"), ("micro_batch", "--micro-batch")):
+            if key in k:
+                cmd += [flag, str(in_experiments(k[key]))]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            print(f"| {label} | {k.get('gpus', '')} | error | {p.stderr.strip()[-200:]} | |", flush=True)
+            continue
+        d = json.loads(p.stdout)
+        print(f"| {label} | {k.get('gpus', '')} | {d['sim']['wall_s']:.3f} | {d['sim'].get('events', '')} | "
+              f"{d['step_time_s']:.3f} |", flush=True)
 
 # advise --search: every algorithm at every split of a Llama model, pruned (process wall seconds, 2 jobs).
 if "advise" in sections:

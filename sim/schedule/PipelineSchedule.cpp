@@ -6,6 +6,8 @@
 
 #include "sim/layout/PipelineGroups.hpp"
 #include "sim/platform/ShapedTransfer.hpp"
+#include "sim/schedule/PipelineClosedForm.hpp"
+#include "sim/schedule/PipelineCriticalPath.hpp"
 #include "sim/step/StepAccounting.hpp"
 #include "sim/step/TraceRecording.hpp"
 
@@ -182,11 +184,8 @@ int pipeline_units(const StepContext& c)
 
 void run_pipeline(StepContext& c, const PhasePlan& phase, PhaseReport& r)
 {
-  const auto& pipe = *phase.pipeline;
-  double kernel_s  = 0;
-  for (const auto& k : pipe.kernels_per_micro_batch)
-    kernel_s += kernel_seconds(*c.topo, k);
-  kernel_s /= 2; // the listed kernels cover one send and one receive side; each side pays half
+  const auto& pipe       = *phase.pipeline;
+  const double kernel_s  = pipeline_kernel_side_s(c, phase);
   std::vector<double> fw_comm, bw_comm;
   const auto chains = pipeline_chains(c.layout);
   // Chains on domains of their own that copy one another are simulated once (sim/layout/PipelineGroups.hpp): not where GPUs
@@ -198,6 +197,15 @@ void run_pipeline(StepContext& c, const PhasePlan& phase, PhaseReport& r)
   if (reducible)
     for (const std::size_t i : representative_chains(chains, c.platform.gpus_per_node, domain_nodes))
       simulated[i] = 1;
+  const bool closed_form = pipeline_in_closed_form(c);
+  if (closed_form) { // every message counted here, none sent one by one (sim/schedule/PipelineClosedForm.hpp)
+    for (const auto& ranks : chains)
+      for (const char dir : {'f', 'b'})
+        for (int s = 0; s < c.layout.pp; ++s)
+          if (stage_sends(s, dir, c.layout.pp))
+            count_stage_sends(c, ranks, s, dir, pipe);
+    run_pipeline_closed_form(c, phase, chains, simulated, kernel_s, r);
+  }
   // Lanes: the tp chains of one data-parallel index (chains d·tp .. d·tp + tp - 1) sit on the same nodes, local GPU
   // t of an aligned block of tp (rank(s, d, t) = rank(s, d, 0) + t, tp dividing the GPUs per node). Turning every
   // such block by one GPU maps the platform onto itself (a node's GPU ports are alike) and each chain onto the next
@@ -210,7 +218,7 @@ void run_pipeline(StepContext& c, const PhasePlan& phase, PhaseReport& r)
                      c.platform.gpus_per_node % tp == 0;
   std::vector<Arrivals> arrivals(lanes ? chains.size() / static_cast<std::size_t>(tp) : 0);
   std::vector<sg4::ActorPtr> actors;
-  for (std::size_t chain = 0; chain < chains.size(); ++chain) {
+  for (std::size_t chain = 0; chain < (closed_form ? 0 : chains.size()); ++chain) {
     const auto& ranks = chains[chain];
     if (!simulated[chain]) { // its messages are those of its copy in the simulated group: counted, not sent
       for (const char dir : {'f', 'b'})
@@ -241,8 +249,10 @@ void run_pipeline(StepContext& c, const PhasePlan& phase, PhaseReport& r)
   r.compute_s   = m * (c.compute.forward_s + c.compute.backward_s);
   r.compression_s = 2 * m * kernel_s * c.kernel_factor; // the slowest GPU's
   auto mean     = [](const std::vector<double>& v) { return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / v.size(); };
-  r.pipeline_forward_comm_s  = mean(fw_comm);
-  r.pipeline_backward_comm_s = mean(bw_comm);
+  if (!closed_form) {
+    r.pipeline_forward_comm_s  = mean(fw_comm);
+    r.pipeline_backward_comm_s = mean(bw_comm);
+  }
   r.comm_s = pipeline_units(c) * (r.pipeline_forward_comm_s + r.pipeline_backward_comm_s);
 }
 

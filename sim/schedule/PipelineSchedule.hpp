@@ -16,8 +16,9 @@ namespace ccsim::sim {
 /// otherwise.
 int pipeline_units(const StepContext& c);
 
-/// Runs the pipeline schedule of `phase` on every chain; sets r.compute_s, r.compression_s, r.comm_s and the per
-/// micro-batch send times between the first two stages (r.pipeline_forward_comm_s, r.pipeline_backward_comm_s).
+/// Runs the pipeline schedule of `phase` on every chain, event by event or, in fast fidelity, in closed form
+/// (sim/schedule/PipelineClosedForm.hpp); sets r.compute_s, r.compression_s, r.comm_s and the per micro-batch send
+/// times between the first two stages (r.pipeline_forward_comm_s, r.pipeline_backward_comm_s).
 void run_pipeline(StepContext& c, const PhasePlan& phase, PhaseReport& r);
 
 } // namespace ccsim::sim

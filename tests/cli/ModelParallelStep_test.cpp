@@ -1,6 +1,7 @@
-// A 70B-class 3D-parallel step (tp 8 x pp 4, many micro-batches): the fast fidelity and the reductions that make it
-// quick (pipeline lanes, sim/schedule/PipelineSchedule.cpp; one of several identical node sets, sim/step/FlowRounds.cpp) give the
-// exact fidelity's answer and the fully simulated one's, on a shape small enough to simulate whole.
+// A 70B-class 3D-parallel step (tp 8 x pp 4, many micro-batches): the fast fidelity (the pipeline in closed form,
+// sim/schedule/PipelineClosedForm.hpp) gives the exact fidelity's answer, and the reductions that make exact quick
+// (pipeline lanes, sim/schedule/PipelineSchedule.cpp; one of several identical node sets, sim/step/FlowRounds.cpp) the
+// fully simulated one's, on a shape small enough to simulate whole.
 #include "tests/support/RunCcsim.hpp"
 
 #include <cstdlib>
@@ -32,16 +33,18 @@ TEST_CASE("ccsim simulate: a 70B tp 8 x pp 4 step is the same in fast and exact 
     const auto fast  = step(algorithm, "fast");
     const auto exact = step(algorithm, "exact");
     setenv("CCSIM_SYMMETRY", "off", 1);
-    const auto whole = step(algorithm, "fast");
+    const auto whole = step(algorithm, "exact");
     setenv("CCSIM_SYMMETRY", "on", 1);
     CHECK(fast["config"]["grad_accumulation"] == 32);
     // Compute alone is 35 micro-batch times per stage (GPipe: 32 + pp - 1): the step must exceed it.
     const double mb = (fast["config"]["forward_ms_per_micro_batch"].get<double>() +
                        fast["config"]["backward_ms_per_micro_batch"].get<double>()) / 1e3;
     CHECK(fast["step_time_s"].get<double>() > 35 * mb);
-    CHECK(fast["step_time_s"].get<double>() == Approx(exact["step_time_s"].get<double>()).epsilon(1e-9));
-    CHECK(fast["step_time_s"].get<double>() == Approx(whole["step_time_s"].get<double>()).epsilon(1e-12));
-    CHECK(fast["sim"]["events"] == whole["sim"]["events"]);
+    // Every stage pair here has NICs of its own, so the closed form's steady-state messages are the simulated ones:
+    // the two agree to 24 us in 21-31 s (the issue asks for 1 %).
+    CHECK(fast["step_time_s"].get<double>() == Approx(exact["step_time_s"].get<double>()).epsilon(1e-5));
+    CHECK(exact["step_time_s"].get<double>() == Approx(whole["step_time_s"].get<double>()).epsilon(1e-12));
+    CHECK(exact["sim"]["events"] == whole["sim"]["events"]);
     CHECK(fast["bytes_per_gpu"] == whole["bytes_per_gpu"]);
   }
 }

@@ -68,32 +68,6 @@ TEST_CASE("PipelineGroups: a domain is a node on a switch or WAN, a leaf on a fa
   CHECK(representative_chains(chains, 2, 4) == std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6, 7});
 }
 
-namespace {
-/// One pipelined step: step time, forward and backward message times, inter-node bytes per GPU, events, and the
-/// bytes of the busiest links, with the reduction on or off.
-std::vector<double> pipeline_step(const ccsim::sim::Topology& topo, int dp, int tp, int pp, int m, bool reduce)
-{
-  ccsim::sim::Workload w = no_compute();
-  w.compute.push_back({"TEST", 1, 1, tp, pp, 0.002, 0.004, "", "test"});
-  ccsim::sim::StepShape s;
-  s.gpus = dp * tp * pp, s.pp = pp, s.dp = dp, s.tp = tp, s.gpus_per_node = topo.gpus_per_node, s.micro_batch = 1;
-  s.global_batch = static_cast<std::uint64_t>(dp * m), s.grad_accumulation = m, s.seq_len = 1;
-  return in_child([&] {
-    setenv("CCSIM_SYMMETRY", reduce ? "on" : "off", 1);
-    ccsim::sim::PhasePlan phase{"pipe", 1.0, {}, ccsim::sim::PipelineComm{6000000, 3000000, {}}};
-    ccsim::sim::StepOptions options;
-    options.busiest_links = true;
-    const auto r = ccsim::sim::simulate_step(topo, w, ccsim::sim::StepPlan{{phase}}, s, ccsim::sim::Fidelity::FAST,
-                                             options);
-    const auto& p = r.phases.at(0);
-    std::vector<double> out{p.step_time_s, p.pipeline_forward_comm_s, p.pipeline_backward_comm_s,
-                            p.inter_node_bytes_per_gpu, p.intra_node_bytes_per_gpu, static_cast<double>(r.events)};
-    for (const auto& l : r.links)
-      out.push_back(l.bytes);
-    return out;
-  });
-}
-} // namespace
 
 TEST_CASE("PipelineGroups: one group simulated gives the whole pipeline's step, message times, bytes and links",
           "[sim]")

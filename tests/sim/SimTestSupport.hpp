@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -121,6 +122,32 @@ inline double time_collective(const sim::Topology& topo, const sim::StepShape& s
   });
   REQUIRE(out.size() == 1);
   return out[0];
+}
+
+/// One pipelined step: step time, forward and backward message times, inter-node bytes per GPU, events, and the
+/// bytes of the busiest links, with the reduction on or off. Exact fidelity: the reductions are the event-by-event
+/// schedule's (fast fidelity computes the pipeline in closed form, tests/sim/PipelineClosedForm_test.cpp).
+inline std::vector<double> pipeline_step(const sim::Topology& topo, int dp, int tp, int pp, int m, bool reduce,
+                                  sim::Fidelity fidelity = sim::Fidelity::EXACT)
+{
+  sim::Workload w = no_compute();
+  w.compute.push_back({"TEST", 1, 1, tp, pp, 0.002, 0.004, "", "test"});
+  sim::StepShape s;
+  s.gpus = dp * tp * pp, s.pp = pp, s.dp = dp, s.tp = tp, s.gpus_per_node = topo.gpus_per_node, s.micro_batch = 1;
+  s.global_batch = static_cast<std::uint64_t>(dp * m), s.grad_accumulation = m, s.seq_len = 1;
+  return in_child([&] {
+    setenv("CCSIM_SYMMETRY", reduce ? "on" : "off", 1);
+    sim::PhasePlan phase{"pipe", 1.0, {}, sim::PipelineComm{6000000, 3000000, {}}};
+    sim::StepOptions options;
+    options.busiest_links = true;
+    const auto r = sim::simulate_step(topo, w, sim::StepPlan{{phase}}, s, fidelity, options);
+    const auto& p = r.phases.at(0);
+    std::vector<double> out{p.step_time_s, p.pipeline_forward_comm_s, p.pipeline_backward_comm_s,
+                            p.inter_node_bytes_per_gpu, p.intra_node_bytes_per_gpu, static_cast<double>(r.events)};
+    for (const auto& l : r.links)
+      out.push_back(l.bytes);
+    return out;
+  });
 }
 
 } // namespace ccsim::test
