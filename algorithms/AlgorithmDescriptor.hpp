@@ -13,6 +13,7 @@
 #include "numerics/CompressionKernels.hpp"
 #include "numerics/OptimizerTypes.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -43,6 +44,7 @@ struct ExtraCopies {
   double persistent = 0; // per rank, all the time
   double per_dp     = 0; // divided over the data-parallel ranks, all the time
   double transient  = 0; // only during the optimizer step
+  double per_node_at_stage3 = 0; // at ZeRO stage 3 only, divided over a node's data-parallel ranks (ZeRO++ hpZ)
 };
 
 /// The paper claims whose settings a comparison trains with (algorithms/PaperDefaults.hpp): an algorithm names the
@@ -60,9 +62,11 @@ struct AlgorithmDescriptor {
   std::string description; // one line, for `ccsim list algorithms`
 
   /// How it lays the model out (the step engine builds its groups accordingly, the training loop is chosen by it and
-  /// the plan's own parallelism() must agree), and the ZeRO stages it supports: data-parallel algorithms 1, 2 and 3
-  /// in principle, sharded ones 1 and 2 (their optimizer state and gradients are already sharded, the weights not).
-  /// Nothing reads zero_stages yet: issue 41 adds ZeRO stages to the simulation and fills in what each really runs.
+  /// the plan's own parallelism() must agree), and the ZeRO stages it is simulated at (`--zero`; StepShape::zero_stage):
+  /// the first is what it runs when --zero is not given. Data-parallel algorithms run stage 0 (each GPU holds the
+  /// whole optimizer state; 1-bit Adam/LAMB are not compatible with ZeRO in DeepSpeed); the sharded ones 1
+  /// (Megatron's distributed optimizer), 2 and 3 (ZeRO-3 / FSDP per-layer weight gathers), all but those whose
+  /// weight differences need the whole previous model (qWD: 1 and 2).
   Parallelism parallelism = Parallelism::DATA_PARALLEL;
   std::vector<int> zero_stages;
 
@@ -91,6 +95,13 @@ struct AlgorithmDescriptor {
   /// for sharded GPT runs, fp32-pipeline for AQ-SGD's pipelines. At most one per parallelism.
   bool reference_for_parallelism = false;
 
+  /// The ZeRO stage it runs when --zero is not given: the first of zero_stages (0 when it lists none).
+  int default_zero_stage() const { return zero_stages.empty() ? 0 : zero_stages.front(); }
+  bool supports_zero_stage(int stage) const
+  {
+    return zero_stages.empty() ? stage == 0
+                               : std::find(zero_stages.begin(), zero_stages.end(), stage) != zero_stages.end();
+  }
   bool simulates() const { return plan != nullptr; }
   bool trains() const { return optimizer != nullptr || static_cast<bool>(train_loop); }
   /// Its declaration of train key `key`, or nullptr when its update does not read it.

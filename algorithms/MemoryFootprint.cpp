@@ -22,6 +22,16 @@ MemoryFootprint memory_footprint(const PlanAlgorithm& algorithm, const sim::Work
     m.weights_bytes   = 2 * psi;
     m.gradients_bytes = 4 * psi;
     m.optimizer_bytes = 12 * (static_cast<double>(work.params) / (shape.tp * shape.pp)) / dp;
+    // ZeRO-2 keeps only its shard of the (fp32) gradients; ZeRO-3 also only its shard of the bf16 weights, plus
+    // what one layer needs unsharded: its gathered weights and those of the next layer being prefetched, and the
+    // layer's gradients before their reduce-scatter (Rajbhandari et al. 2020 §5: 2Ψ + 14Ψ/N, then 16Ψ/N).
+    const double layer = psi / std::max(1, work.layers / shape.pp);
+    if (shape.zero_stage >= 2)
+      m.gradients_bytes = 4 * psi / dp;
+    if (shape.zero_stage == 3) {
+      m.weights_bytes = 2 * psi / dp + 2 * (2 * layer);
+      m.gradients_bytes += shape.grad_bytes * layer;
+    }
   } else {
     // DeepSpeed fp16 training: fp16 weights and gradients, fp32 master weights, m and v (ZeRO §3.1: 16 bytes).
     m.weights_bytes   = 2 * psi;
@@ -30,7 +40,8 @@ MemoryFootprint memory_footprint(const PlanAlgorithm& algorithm, const sim::Work
   }
   // The algorithm's own buffers (its descriptor's, with their sources); a plan no algorithm registered is an error.
   const ExtraCopies& extra = algorithm_named(algorithm.name()).memory;
-  m.compression_bytes    = 4 * psi * (extra.persistent + extra.per_dp / dp);
+  const double per_node  = shape.zero_stage == 3 ? extra.per_node_at_stage3 / std::max(1, shape.dp_per_node) : 0;
+  m.compression_bytes    = 4 * psi * (extra.persistent + extra.per_dp / dp + per_node);
   m.step_transient_bytes = 4 * psi * extra.transient;
 
   // Activations of a transformer layer per micro-batch, 16-bit, tensor parallel without sequence parallelism

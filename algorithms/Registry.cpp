@@ -42,6 +42,10 @@ void check_descriptor(const AlgorithmDescriptor& d, const std::deque<AlgorithmDe
     fail("its plan lays the model out differently from its descriptor");
   if (d.optimizer != nullptr && d.train_loop)
     fail("has both an optimizer and a training loop");
+  // ZeRO stages 1-3 shard what a sharded plan shards; only its plans simulate them (algorithms/sharded/ShardedPlan).
+  for (const int stage : d.zero_stages)
+    if (stage < 0 || stage > 3 || (stage > 0 && d.parallelism != Parallelism::SHARDED_DATA_PARALLEL))
+      fail("ZeRO stage " + std::to_string(stage) + " is not one its plan can run");
   for (std::size_t i = 0; i < d.train_params.size(); ++i) {
     const ParamSpec& p = d.train_params[i];
     for (std::size_t j = 0; j < i; ++j)

@@ -56,7 +56,8 @@ void print_table(const SimulationReport& r)
                                      "accum.), {} network at {:.3g} Gbit/s per node",
                                      cfg.algorithm, cfg.workload, cfg.topology, r.fidelity, cfg.gpus, cfg.dp, cfg.tp,
                                      cfg.pp, (cfg.vpp > 1 ? fmt::format(" (vpp {})", cfg.vpp) : "") +
-                                                 (cfg.ep ? fmt::format(" (ep {})", *cfg.ep) : ""),
+                                                 (cfg.ep ? fmt::format(" (ep {})", *cfg.ep) : "") +
+                                                 (cfg.zero_stage ? fmt::format(", ZeRO-{}", *cfg.zero_stage) : ""),
                                      cfg.global_batch,
                                      cfg.micro_batch, cfg.grad_accumulation, cfg.network_model, cfg.inter_node_gbps),
                          table_width())

@@ -104,6 +104,7 @@ inline constexpr Range kBytesPerValue{0.0625, 8};      // 1/16 byte (a 0.5-bit c
 inline constexpr Range kComputeMs{0, 1e7, true};        // one micro-batch's forward or backward
 inline constexpr Range kOptimizerS{0, 1e5, true};       // one optimizer step
 inline constexpr Range kBucketMb{0.001, 1e5};           // a gradient bucket (PyTorch DDP: 25 MB; Megatron: 40M params)
+inline constexpr Range kZeroStage{0, 3};                // ZeRO stage (Rajbhandari et al. 2020 §5): 0 = none .. 3 = weights
 // --- workload architecture (the derived parameter count must also stay within kParams)
 inline constexpr Range kHeadDim{1, 65536};              // Llama: 128
 inline constexpr Range kFfnHidden{1, 1e8};              // FFN width per expert (Llama-3.1-405B: 53,248)

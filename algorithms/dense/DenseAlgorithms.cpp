@@ -22,7 +22,7 @@ AlgorithmDescriptor dense(std::string name, std::string description)
   d.description = std::move(description);
   d.plan        = std::make_shared<DensePlan>(d.name, d.name);
   d.optimizer   = make_dense;
-  d.zero_stages = {1, 2, 3};
+  d.zero_stages = {0}; // every GPU keeps the whole optimizer state (ZeRO over them is not modelled)
   return d;
 }
 } // namespace

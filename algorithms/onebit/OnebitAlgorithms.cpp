@@ -75,7 +75,7 @@ AlgorithmDescriptor onebit(std::string name, const std::string& optimizer, doubl
   d.description = std::move(description);
   d.plan        = std::make_shared<OnebitPlan>(d.name, optimizer, warmup_fraction);
   d.optimizer   = make;
-  d.zero_stages = {1, 2, 3};
+  d.zero_stages = {0}; // the compressed all-reduce needs every rank's whole momentum and error buffers: no sharding
   d.family      = optimizer == "adam" ? "data-parallel Adam" : "data-parallel LAMB";
   d.baseline    = optimizer;
   return d;

@@ -20,13 +20,23 @@ AlgorithmDescriptor sharded(std::string name, WeightComm weights, GradComm grads
   d.name         = std::move(name);
   d.description  = std::move(description);
   d.parallelism  = Parallelism::SHARDED_DATA_PARALLEL;
-  d.zero_stages  = {1, 2}; // optimizer state and gradients sharded; the weights gathered whole (not stage 3)
+  // 1: Megatron's distributed optimizer (fp32 gradient buffer whole, state sharded), what these ran before issue 41;
+  // 2: gradients sharded too; 3: weights too (ZeRO-3 / FSDP), except for qWD (below).
+  d.zero_stages  = {1, 2, 3};
   d.plan         = std::make_shared<ShardedPlan>(d.name, weights, grads);
   d.train_loop   = [weights, grads](const TrainConfig& c) { return train_sharded(c, weights, grads); };
   d.train_params = {train_keys::lr(), train_keys::weight_decay(), gpus_per_node()};
   // qWD sends weight differences: the owner keeps its shard of the previous fp32 weights (SDP4Bit §4.1).
-  if (weights == WeightComm::QWD_INT4)
-    d.memory = {0, 1, 0};
+  // qWD cannot run at stage 3: its receivers add the difference to the previous model, which ZeRO-3 frees (SDP4Bit
+  // §2: "ZeRO-3 and FSDP release the collected weights after each computation").
+  if (weights == WeightComm::QWD_INT4) {
+    d.memory      = {0, 1, 0};
+    d.zero_stages = {1, 2};
+  }
+  // hpZ's secondary partition: a bf16 copy of the model slice over the node's data-parallel ranks (ZeRO++ §3.2),
+  // half an fp32 copy.
+  if (weights == WeightComm::QWZ_INT8)
+    d.memory.per_node_at_stage3 = 0.5;
   d.family   = "sharded data parallel";
   d.baseline = "megatron-dp";
   return d;

@@ -4,6 +4,10 @@
 #include "algorithms/PlanHelpers.hpp"
 #include "numerics/QuantizedSizes.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+#include <variant>
+
 namespace ccsim::algorithms {
 
 using sim::Collective;
@@ -101,6 +105,75 @@ std::vector<sim::Op> sharded_weight_ops(WeightComm weights, std::size_t n, std::
   return ops;
 }
 
+namespace {
+/// `ops` run `times` times, as one op of `times` the bytes each (a collective of m times the bytes takes m times as
+/// long less m - 1 latencies: the difference is the latency, microseconds against the seconds of a step's reductions).
+std::vector<sim::Op> repeated(std::vector<sim::Op> ops, std::uint64_t times)
+{
+  for (auto& op : ops) {
+    if (auto* comm = std::get_if<sim::CommOp>(&op))
+      comm->bytes *= times;
+    else if (auto* k = std::get_if<sim::KernelOp>(&op))
+      k->bytes *= times;
+  }
+  return ops;
+}
+
+sim::CommOp per_layer(sim::CommOp op, sim::LayerPass pass)
+{
+  op.per_layer = pass;
+  return op;
+}
+
+/// ZeRO-3's weight gathers of one pass: each layer's weights before it computes, `n` values of this rank's model
+/// slice per pass, compressed as `weights` says; kernels around them once per micro-batch, `m` per step.
+std::vector<sim::Op> stage3_weight_ops(WeightComm weights, std::size_t n, std::uint64_t dp, std::size_t wg,
+                                       sim::LayerPass pass, std::uint64_t m)
+{
+  const bool forward = pass == sim::LayerPass::FORWARD;
+  std::vector<sim::Op> ops;
+  switch (weights) {
+  case WeightComm::BF16:
+    ops.push_back(per_layer(collective(forward ? "all-gather weights per layer, forward (bf16)"
+                                               : "all-gather weights per layer, backward (bf16)",
+                                       Collective::ALL_GATHER, GroupKind::DATA_PARALLEL, 2ull * n, false),
+                            pass));
+    break;
+  case WeightComm::QWZ_INT8:
+    if (!forward) {
+      // hpZ: the forward's gathered weights are kept as a secondary bf16 partition over the node's GPUs, so the
+      // backward gathers inside the node, unquantized (ZeRO++ §3.2; partition_parameters.py, notes §5.5).
+      ops.push_back(per_layer(collective("all-gather weights per layer, backward (hpZ, intra-node bf16)",
+                                         Collective::ALL_GATHER, GroupKind::DP_INTRA_NODE, 2ull * n, false),
+                              pass));
+      break;
+    }
+    // qwZ: int8 blocks of about 8000 values, quantized by each owner before every gather (ZeRO++ §3.1; notes §5.2).
+    ops.push_back(kernel("quant_int8_g128", 2ull * n / dp * m));
+    ops.push_back(per_layer(collective("all-gather weights per layer, forward (qwZ, 8-bit)", Collective::ALL_GATHER,
+                                       GroupKind::DATA_PARALLEL, numerics::group_quantized_bytes(n, 8, 8000), false),
+                            pass));
+    ops.push_back(kernel("dequant_int8", 2ull * n * m));
+    break;
+  case WeightComm::QW_INT4:
+    ops.push_back(kernel("quant_int4_g128", 2ull * n / dp * m));
+    ops.push_back(per_layer(collective(forward ? "all-gather weights per layer, forward (4-bit)"
+                                               : "all-gather weights per layer, backward (4-bit)",
+                                       Collective::ALL_GATHER, GroupKind::DATA_PARALLEL,
+                                       numerics::group_quantized_bytes(n, 4, wg), false),
+                            pass));
+    ops.push_back(kernel("dequant_int4", 2ull * n * m));
+    break;
+  case WeightComm::QWD_INT4:
+    // qWD adds the gathered difference to the previous full model, which ZeRO-3 does not keep (SDP4Bit §2: "ZeRO-3
+    // and FSDP release the collected weights after each computation"; its weight reduction suits Megatron-LM's).
+    throw std::invalid_argument("4-bit weight differences need the whole previous model on every rank: not at ZeRO "
+                                "stage 3");
+  }
+  return ops;
+}
+} // namespace
+
 sim::StepPlan ShardedPlan::plan(const sim::StepShape& s, const ParamValues& p) const
 {
   const auto wg          = static_cast<std::size_t>(checked(p, "weight_group", 8, 1e9));
@@ -114,7 +187,29 @@ sim::StepPlan ShardedPlan::plan(const sim::StepShape& s, const ParamValues& p) c
   // --- gradients: reduce to this rank's shard; the sharded AdamW update of its 1/dp; every rank gathers the
   // updated model slice
   auto append = [&](std::vector<sim::Op> more) { ops.insert(ops.end(), more.begin(), more.end()); };
-  append(sharded_gradient_ops(grads_, n, g, gg));
+  const auto m = static_cast<std::uint64_t>(std::max(1, s.grad_accumulation));
+  if (s.zero_stage == 3) {
+    // ZeRO-3 / FSDP full_shard (Rajbhandari et al. 2020 §5.3): no rank keeps the whole model slice. Every
+    // micro-batch gathers each layer's weights before its forward and again before its backward (resharded after
+    // the forward), and reduce-scatters each layer's gradients in the workload's gradient dtype as its backward
+    // produces them: 3 x n x (dp - 1) / dp values per micro-batch go over the wire from each rank uncompressed.
+    append(stage3_weight_ops(weights_, n, dp, wg, sim::LayerPass::FORWARD, m));
+    append(stage3_weight_ops(weights_, n, dp, wg, sim::LayerPass::BACKWARD, m));
+    if (grads_ == GradComm::FP32_REDUCE_SCATTER) {
+      const auto bytes = static_cast<std::uint64_t>(static_cast<double>(n) * s.grad_bytes);
+      ops.push_back(per_layer(collective("reduce-scatter gradients per layer", Collective::REDUCE_SCATTER,
+                                         GroupKind::DATA_PARALLEL, bytes),
+                              sim::LayerPass::BACKWARD));
+    } else { // a compressed reduction needs its quantization kernels around it: after each micro-batch's backward
+      append(repeated(sharded_gradient_ops(grads_, n, g, gg), m));
+    }
+    ops.push_back(optimizer("adam", n / dp));
+    add_model_parallel_work(phase, s);
+    return {{phase}};
+  }
+  // ZeRO-2 keeps only its gradient shard, so it reduces every micro-batch (DeepSpeed stage_1_and_2.py reduces in
+  // the backward hooks of each micro-batch); ZeRO-1 and Megatron's distributed optimizer once per step.
+  append(repeated(sharded_gradient_ops(grads_, n, g, gg), s.zero_stage == 2 ? m : 1));
   ops.push_back(optimizer("adam", n / dp));
   append(sharded_weight_ops(weights_, n, dp, wg));
   add_model_parallel_work(phase, s);

@@ -38,7 +38,7 @@ AlgorithmDescriptor sparse(std::string name, SparseKind kind, std::string descri
   d.description = std::move(description);
   d.plan        = std::make_shared<SparsePlan>(d.name, kind);
   d.optimizer   = make;
-  d.zero_stages = {1, 2, 3};
+  d.zero_stages = {0}; // every GPU keeps the whole optimizer state (ZeRO over them is not modelled)
   d.family      = "data-parallel LAMB";
   d.baseline    = "lamb";
   return d;

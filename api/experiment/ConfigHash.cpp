@@ -85,6 +85,8 @@ nlohmann::json resolved_request(const SimulateRequest& r)
     doc["vpp"] = *r.vpp;
   if (r.memory_headroom_gb)
     doc["memory_headroom_gb"] = *r.memory_headroom_gb;
+  if (r.zero)
+    doc["zero"] = *r.zero;
   return doc;
 }
 

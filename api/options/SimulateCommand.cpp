@@ -94,6 +94,15 @@ const OptionTable<SimulateCommand>& simulate_options()
                        "topology's gpu.memory_headroom_gb")
              .value("GB"),
          into(&C::memory_headroom_gb)},
+        {integer_option("zero", r::kZeroStage,
+                        "ZeRO stage: 0 none, 1 optimizer state, 2 and gradients, 3 and weights (gathered per layer in "
+                        "forward and backward); one the algorithm supports; default: what the algorithm runs")
+             .value("S"),
+         into(&C::zero)},
+        {choice_option("fsdp", {"full_shard", "shard_grad_op", "no_shard"},
+                       "PyTorch FSDP's names for --zero: full_shard = 3, shard_grad_op = 2, no_shard = 0")
+             .value("STRATEGY"),
+         into(&C::fsdp)},
         {path_option("plot", "with --links: draw the links x time heat map into DIR (PNG + SVG)").value("DIR"),
          into(&C::plot_dir)},
     });
@@ -109,6 +118,11 @@ SimulateCommand build_simulate(const GivenValues& given)
   if (c.trace_file) { // before the simulation: a FIFO or a folder there is an error now, not after minutes of work
     refuse_non_regular(*c.trace_file, "--trace");
     c.trace = true;
+  }
+  if (c.fsdp) { // FSDP's sharding strategies are ZeRO's stages by another name (torch.distributed.fsdp.ShardingStrategy)
+    if (c.zero)
+      throw io::InputError("--fsdp", "", "names a ZeRO stage: give --zero or --fsdp, not both");
+    c.zero = *c.fsdp == "full_shard" ? 3 : *c.fsdp == "shard_grad_op" ? 2 : 0;
   }
   if (c.plot_dir && !c.links)
     throw io::InputError("--plot", "", "draws the link heat map: give --links too");

@@ -15,6 +15,7 @@ namespace ccsim::api {
 struct SimulateCommand : SimulateRequest {
   std::optional<std::string> trace_file; // --trace FILE.json (request.trace is set with it)
   std::optional<std::string> plot_dir;   // --plot DIR: the links x time heat map (needs --links)
+  std::optional<std::string> fsdp;       // --fsdp full_shard|shard_grad_op|no_shard: --zero 3|2|0 by FSDP's names
 };
 
 const OptionTable<SimulateCommand>& simulate_options();

@@ -65,6 +65,8 @@ json config_json(const RunConfig& c)
     config["ep"] = *c.ep;
   if (c.vpp > 1)
     config["vpp"] = c.vpp;
+  if (c.zero_stage)
+    config["zero_stage"] = *c.zero_stage;
   if (c.overlap)
     config["overlap"] = *c.overlap;
   if (c.stragglers)
@@ -155,6 +157,8 @@ RunConfig read_config(const json& c)
     k.ep = json_integer<int>(c, "ep", cw);
   if (c.contains("vpp"))
     k.vpp = json_integer<int>(c, "vpp", cw);
+  if (c.contains("zero_stage"))
+    k.zero_stage = json_integer<int>(c, "zero_stage", cw);
   if (c.contains("overlap"))
     k.overlap = json_text(c, "overlap", cw);
   k.global_batch = json_integer<std::uint64_t>(c, "global_batch", cw);

@@ -2,6 +2,7 @@
 // the run (GPUs, tp x pp, the batch rules, the memory), and plan the algorithm's step. See ResolvedRun.hpp.
 #include "api/run/ResolvedRun.hpp"
 
+#include "algorithms/Registry.hpp"
 #include "sim/compute/CostModel.hpp"
 
 #include "io/JsonInput.hpp"
@@ -300,6 +301,34 @@ void resolve_batch(const SimulateRequest& req, const ShapeParams& given, Resolve
   }
 }
 
+/// The ZeRO stage: --zero as given, one the algorithm's descriptor supports, else the first it lists (what it ran
+/// before stages could be chosen). Stages 2 and 3 are refused with a pipeline (DeepSpeed runs pipeline parallelism
+/// with ZeRO-1 only: its pipeline engine asserts the stage is below 2) and stage 3 with expert parallelism, which
+/// ccsim does not model together.
+void resolve_zero(const SimulateRequest& req, ResolvedRun& r)
+{
+  const auto& d = algorithms::algorithm_named(r.algo->name());
+  sim::StepShape& s = r.shape;
+  if (!req.zero) {
+    s.zero_stage = d.default_zero_stage();
+    return;
+  }
+  const int stage = static_cast<int>(io::check_range(*req.zero, io::range::kZeroStage, /*integer=*/true, "--zero"));
+  if (!d.supports_zero_stage(stage)) {
+    std::string stages;
+    for (const int z : d.zero_stages.empty() ? std::vector<int>{0} : d.zero_stages)
+      stages += (stages.empty() ? "" : ", ") + std::to_string(z);
+    throw io::InputError("--zero", "", fmt::format("{} does not run ZeRO stage {} (it supports: {})", d.name, stage, stages));
+  }
+  if (stage >= 2 && s.pp > 1)
+    throw io::InputError("--zero", "", fmt::format("stage {} with a pipeline (pp {}) is not modelled: DeepSpeed runs "
+                                                   "pipeline parallelism with ZeRO-1 only", stage, s.pp));
+  if (stage == 3 && s.ep > 1)
+    throw io::InputError("--zero", "", fmt::format("stage 3 with expert parallelism (ep {}) is not modelled", s.ep));
+  s.zero_stage = stage;
+  r.zero_given = true;
+}
+
 /// The algorithm's plan of the step.
 void plan_step(const SimulateRequest& req, ResolvedRun& r)
 {
@@ -365,8 +394,10 @@ void check_memory(const SimulateRequest& req, ResolvedRun& r)
                       mem.gradients_bytes / 1e9, mem.optimizer_bytes / 1e9, mem.compression_bytes / 1e9,
                       mem.activations_recompute_bytes / 1e9, cap / 1e9,
                       headroom > 0 ? fmt::format(" less {:.3g} GB headroom", headroom / 1e9) : "",
-                      algo->parallelism() == algorithms::Parallelism::SHARDED_DATA_PARALLEL ? ""
-                                                                                            : ", use a sharded algorithm"));
+                      algo->parallelism() != algorithms::Parallelism::SHARDED_DATA_PARALLEL ? ", use a sharded algorithm"
+                      : s.zero_stage < 3 && algorithms::algorithm_named(algo->name()).supports_zero_stage(3)
+                          ? ", shard the weights too (--zero 3)"
+                          : ""));
   }
   r.recompute = (r.memory_fit.verdict == MemoryVerdict::FITS_WITH_RECOMPUTATION && !recompute_none) ||
                 forced_full || work.recompute == sim::Recompute::FULL;
@@ -430,6 +461,7 @@ ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
   const ShapeParams given = read_params(req, r);
   resolve_split(req, given, r);
   resolve_batch(req, given, r);
+  resolve_zero(req, r);
   check_memory(req, r);
   check_precision(r);
   // The plan once the shape is whole: recomputation and sequence parallelism change the tensor-parallel traffic.

@@ -62,6 +62,9 @@ struct SimulateRequest {
   /// --memory-headroom-gb: GB per GPU kept from the model (CUDA context, allocator fragmentation); unset: the
   /// topology's gpu.memory_headroom_gb.
   std::optional<double> memory_headroom_gb;
+  /// --zero 0|1|2|3 (or --fsdp's names): the ZeRO stage, one the algorithm's descriptor supports; unset: the first it
+  /// lists, what it ran before issue 41 (algorithms/AlgorithmDescriptor.hpp).
+  std::optional<int> zero;
 };
 
 } // namespace ccsim::api

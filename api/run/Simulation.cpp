@@ -179,6 +179,8 @@ SimulationReport simulate(const ResolvedRun& run)
   c.tp                          = s.tp;
   c.pp                          = s.pp;
   c.vpp                         = s.vpp;
+  if (run.zero_given)
+    c.zero_stage = s.zero_stage;
   if (work.architecture && work.architecture->moe())
     c.ep = s.ep;
   c.overlap = overlap_description(s.overlap);

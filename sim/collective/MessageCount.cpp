@@ -31,13 +31,13 @@ std::uint64_t collective_messages(const CommOp& op, const RankLayout& layout, Fi
 std::uint64_t bucketed_messages(const CommOp& op, const StepShape& shape, const RankLayout& layout, Fidelity fidelity,
                                 const Topology& topo)
 {
-  const auto b = split_buckets(op.bytes, shape.overlap.bucket_bytes);
+  const auto b = split_buckets(op.bytes, hidden_bucket_bytes(op, shape));
   std::uint64_t n = 0;
   if (b.full > 0)
     n += b.full * collective_messages(op, layout, fidelity, shape.merge_node_pairs, topo, b.bucket_bytes);
   if (b.tail_bytes > 0)
     n += collective_messages(op, layout, fidelity, shape.merge_node_pairs, topo, b.tail_bytes);
-  return n;
+  return n * hidden_runs_per_step(op, shape);
 }
 
 RankLayout layout_of(const StepShape& shape)

@@ -57,4 +57,24 @@ double prefetch_finish_s(double pass_s, const std::vector<BucketedOp>& ops)
   return end;
 }
 
+double layered_pass_s(double pass_s, int layers, double gather_s, double reduce_s)
+{
+  const int n        = std::max(1, layers);
+  const double c     = pass_s / n;
+  double stream      = gather_s; // layer 0's gather, issued at the pass's start
+  double gathered    = gather_s; // when the next layer's weights are there
+  double compute_end = 0;
+  for (int k = 0; k < n; ++k) {
+    const double start = std::max(compute_end, gathered);
+    if (k + 1 < n) { // the next layer's gather, issued as this layer starts, after what the stream holds already
+      stream   = std::max(stream, start) + gather_s;
+      gathered = stream;
+    }
+    compute_end = start + c;
+    if (reduce_s > 0) // this layer's gradients, reduced once it has computed them
+      stream = std::max(stream, compute_end) + reduce_s;
+  }
+  return std::max(compute_end, stream);
+}
+
 } // namespace ccsim::sim

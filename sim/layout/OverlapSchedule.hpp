@@ -46,4 +46,13 @@ double reduction_finish_s(double pass_s, const std::vector<BucketedOp>& ops);
 /// gathered one after another on one stream from the start.
 double prefetch_finish_s(double pass_s, const std::vector<BucketedOp>& ops);
 
+/// ZeRO-3 / FSDP: one forward or backward pass of `layers` equal layers (pass_s in all) with, per layer, a weight
+/// all-gather of gather_s needed before the layer computes and a gradient reduction of reduce_s ready once it has
+/// computed, on one communication stream in the order they are issued: layer 0's gather first, layer k + 1's gather
+/// when layer k starts (the frameworks' prefetch of the next layer: FSDP's BACKWARD_PRE / forward_prefetch, DeepSpeed's
+/// stage-3 prefetch bucket), layer k's reduction when it ends. Returns when the pass and its reductions end, from its
+/// start. Closed forms with c = pass_s / layers and L = layers: gathers only, g <= c: g + pass_s (the first layer's
+/// gather is exposed); g > c: L g + c; reductions only, r <= c: pass_s + r (the last layer's reduction is exposed).
+double layered_pass_s(double pass_s, int layers, double gather_s, double reduce_s);
+
 } // namespace ccsim::sim

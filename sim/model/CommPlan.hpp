@@ -7,6 +7,7 @@
 #include "sim/model/TrainingRecipe.hpp"
 #include "sim/model/TransformerArchitecture.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -41,6 +42,9 @@ enum class GroupKind {
 /// intra-node all-gather.
 enum class Algo { AUTO, RING, HIERARCHICAL, DIRECT, TREE, NVLS, NVLS_TREE };
 
+/// Where a per-layer collective (CommOp::per_layer) runs: NONE, it is not one; else under which pass.
+enum class LayerPass { NONE, FORWARD, BACKWARD };
+
 struct CommOp {
   std::string label;          // e.g. "allreduce gradients"; named in breakdowns and --links reports
   Collective collective;
@@ -55,6 +59,11 @@ struct CommOp {
   /// A weight all-gather after the optimizer step that the next step's first forward pass may prefetch bucket by
   /// bucket (Megatron's overlap_param_gather, FSDP/ZeRO-3 forward prefetch), when OverlapSettings::param_prefetch.
   bool prefetch_forward = false;
+  /// ZeRO-3 / FSDP (Rajbhandari et al. 2020 §5.3; PyTorch FSDP, Zhao et al. 2023 §3.3): a collective run layer by
+  /// layer inside every micro-batch's forward or backward pass, `bytes` per pass, always on its own stream beside the
+  /// compute (sim/layout/OverlapSchedule.hpp, layered_pass_s): each layer's weights gathered one layer ahead of its
+  /// compute, each layer's gradients reduced once its backward produced them.
+  LayerPass per_layer = LayerPass::NONE;
 };
 
 /// A compression kernel on every GPU; cost = bytes / (the GPU's GB/s for that kernel).
@@ -143,14 +152,34 @@ struct StepShape {
   Recompute recompute = Recompute::NONE;
   /// Megatron's sequence parallelism (Korthikanti §4.2.2; the workload's defaults.sequence_parallel, with tp > 1).
   bool sequence_parallel = false;
+  /// The ZeRO stage (Rajbhandari et al. 2020 §5): 1 shards the optimizer state over dp, 2 the gradients too (reduced
+  /// every micro-batch), 3 the weights too (gathered per layer in every forward and backward pass); 0 none.
+  int zero_stage = 0;
 };
 
-/// Whether `op` runs hidden under compute in a step of `shape`: a flagged gradient reduction with bucketed overlap,
-/// or a flagged weight all-gather with parameter prefetch.
+/// Whether `op` runs hidden under compute in a step of `shape`: a per-layer collective of ZeRO-3, a flagged gradient
+/// reduction with bucketed overlap, or a flagged weight all-gather with parameter prefetch.
 inline bool hidden_under_compute(const CommOp& op, const StepShape& shape)
 {
-  return (op.overlap_backward && shape.overlap.grad_reduction == GradReduction::BUCKETED) ||
+  return op.per_layer != LayerPass::NONE ||
+         (op.overlap_backward && shape.overlap.grad_reduction == GradReduction::BUCKETED) ||
          (op.prefetch_forward && shape.overlap.param_prefetch);
+}
+
+/// The bucket size a hidden op runs in: one layer's share of it for a per-layer collective (the model's layers on this
+/// rank), else the run's bucket size (OverlapSettings::bucket_bytes).
+inline std::uint64_t hidden_bucket_bytes(const CommOp& op, const StepShape& shape)
+{
+  if (op.per_layer == LayerPass::NONE)
+    return shape.overlap.bucket_bytes;
+  const auto layers = static_cast<std::uint64_t>(std::max(1, shape.layers / std::max(1, shape.pp)));
+  return std::max<std::uint64_t>(1, (op.bytes + layers - 1) / layers);
+}
+
+/// How many times a hidden op runs per step: a per-layer collective once per micro-batch, any other once.
+inline std::uint64_t hidden_runs_per_step(const CommOp& op, const StepShape& shape)
+{
+  return op.per_layer == LayerPass::NONE ? 1 : static_cast<std::uint64_t>(std::max(1, shape.grad_accumulation));
 }
 
 } // namespace ccsim::sim

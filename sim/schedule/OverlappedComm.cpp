@@ -64,7 +64,7 @@ void measure_hidden_ops(StepContext& c)
         continue;
       HiddenOp h;
       h.op_index       = i;
-      h.timing.buckets = split_buckets(comm->bytes, c.shape.overlap.bucket_bytes);
+      h.timing.buckets = split_buckets(comm->bytes, hidden_bucket_bytes(*comm, c.shape));
       if (h.timing.buckets.full > 0)
         h.timing.full_s = measure(c, *comm, h.timing.buckets.bucket_bytes, h.full);
       if (h.timing.buckets.tail_bytes > 0)
@@ -83,14 +83,29 @@ HiddenExposure charge_hidden_ops(StepContext& c, int phase_index, double forward
     return out;
   const auto& ops = c.plan->phases[static_cast<std::size_t>(phase_index)].ops;
   std::vector<BucketedOp> reductions, gathers;
+  // ZeRO-3's per-layer collectives: seconds per layer of each pass, summed over the ops of that pass.
+  double forward_gather_s = 0, backward_gather_s = 0, backward_reduce_s = 0;
+  bool layered = false;
   for (const auto& h : c.hidden[static_cast<std::size_t>(phase_index)]) {
-    const auto& comm = std::get<CommOp>(ops[h.op_index]);
-    const double t   = h.timing.total_s();
-    count_traffic(c, h.full, h.timing.buckets.full);
-    count_traffic(c, h.tail, h.timing.buckets.tail_bytes > 0 ? 1 : 0);
+    const auto& comm  = std::get<CommOp>(ops[h.op_index]);
+    const auto runs   = hidden_runs_per_step(comm, c.shape);
+    const double t    = h.timing.total_s() * static_cast<double>(runs);
+    count_traffic(c, h.full, h.timing.buckets.full * runs);
+    count_traffic(c, h.tail, h.timing.buckets.tail_bytes > 0 ? runs : 0);
     r.comm_s += t;
     if (comm.synchronisation)
       r.allreduce_s += t;
+    if (comm.per_layer != LayerPass::NONE) {
+      layered              = true;
+      const double layer_s = h.timing.total_s() / static_cast<double>(std::max<std::uint64_t>(1, h.timing.buckets.count()));
+      if (comm.per_layer == LayerPass::FORWARD)
+        forward_gather_s += layer_s;
+      else if (comm.collective == Collective::ALL_GATHER)
+        backward_gather_s += layer_s;
+      else
+        backward_reduce_s += layer_s;
+      continue;
+    }
     const bool reduction = comm.overlap_backward && c.shape.overlap.grad_reduction == GradReduction::BUCKETED;
     (reduction ? reductions : gathers).push_back(h.timing);
   }
@@ -98,6 +113,14 @@ HiddenExposure charge_hidden_ops(StepContext& c, int phase_index, double forward
     out.after_backward_s = reduction_finish_s(backward_s, reductions) - backward_s;
   if (!gathers.empty())
     out.before_forward_s = prefetch_finish_s(forward_s, gathers) - forward_s;
+  if (layered) { // every micro-batch's forward and backward pass waits alike (ZeRO-3 has no gradient accumulation
+                 // without its per-micro-batch reductions: Rajbhandari et al. 2020 §5.3)
+    const int layers  = std::max(1, c.shape.layers / std::max(1, c.shape.pp));
+    const double m    = std::max(1, c.shape.grad_accumulation);
+    out.before_forward_s += m * (layered_pass_s(forward_s, layers, forward_gather_s, 0) - forward_s);
+    out.after_backward_s +=
+        m * (layered_pass_s(backward_s, layers, backward_gather_s, backward_reduce_s) - backward_s);
+  }
   return out;
 }
 
@@ -108,10 +131,13 @@ void record_hidden_spans(StepContext& c, int phase_index, double forward_start_s
   const auto& ops = c.plan->phases[static_cast<std::size_t>(phase_index)].ops;
   for (const auto& h : c.hidden[static_cast<std::size_t>(phase_index)]) {
     const auto& comm     = std::get<CommOp>(ops[h.op_index]);
-    const bool reduction = comm.overlap_backward && c.shape.overlap.grad_reduction == GradReduction::BUCKETED;
+    const bool reduction = (comm.overlap_backward && c.shape.overlap.grad_reduction == GradReduction::BUCKETED) ||
+                           comm.per_layer == LayerPass::BACKWARD;
     const double start   = reduction ? backward_start_s : forward_start_s;
     span_all(c, fmt::format("{} ({} buckets, under {})", comm.label, h.timing.buckets.count(),
-                            reduction ? "the last backward" : "the first forward"),
+                            comm.per_layer != LayerPass::NONE ? (reduction ? "every backward" : "every forward")
+                            : reduction                       ? "the last backward"
+                                                              : "the first forward"),
              "collective (hidden)", start, start + h.timing.total_s(), /*lane=*/1);
   }
 }

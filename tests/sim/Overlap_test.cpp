@@ -217,3 +217,69 @@ TEST_CASE("Overlap: activation recomputation adds one forward pass per micro-bat
   CHECK(again[1] - plain[1] == Approx(3 * 0.010).epsilon(1e-12)); // micro-batches x forward
   CHECK(again[0] - plain[0] == Approx(3 * 0.010).epsilon(1e-9));
 }
+
+TEST_CASE("Overlap: ZeRO-3's per-layer schedule follows its closed forms", "[sim]")
+{
+  // L = 4 layers of c = 2.5 s under a 10 s pass (sim/layout/OverlapSchedule.hpp, layered_pass_s).
+  // Gathers only, g = 1 <= c: layer 0's gather is exposed, the rest prefetched one layer ahead: 10 + 1.
+  CHECK(sim::layered_pass_s(10, 4, 1, 0) == Approx(11));
+  // g = 4 > c: each layer waits for its gather; the last starts at L g and computes c: 4 x 4 + 2.5.
+  CHECK(sim::layered_pass_s(10, 4, 4, 0) == Approx(18.5));
+  // Reductions only, r = 1 <= c: the last layer's reduction follows the pass: 10 + 1.
+  CHECK(sim::layered_pass_s(10, 4, 0, 1) == Approx(11));
+  // Both, g + r = 2 <= c: the first gather before and the last reduction after the pass are exposed: 10 + 1 + 1.
+  CHECK(sim::layered_pass_s(10, 4, 1, 1) == Approx(12));
+  // One layer: nothing to prefetch: g + c + r.
+  CHECK(sim::layered_pass_s(10, 1, 3, 2) == Approx(15));
+}
+
+TEST_CASE("Overlap: ZeRO-3 gathers every micro-batch's weights per layer in forward and backward", "[sim]")
+{
+  // 4 nodes x 1 GPU at 100 Gb/s, 4 layers, 3 micro-batches of 10 ms forward and 20 ms backward. Each pass gathers
+  // 4 MiB of weights in 4 layer buckets of 1 MiB (g each); the backward also reduce-scatters 4 MiB per layer (r).
+  const auto topo = rdma_cluster(1, 4, 100, 5);
+  const auto w    = timed_workload();
+  auto s          = timed_shape(4, 1);
+  s.layers        = 4;
+  const std::uint64_t bytes = 4ull << 20;
+  auto op = [&](sim::Collective c, sim::LayerPass pass) {
+    sim::CommOp o{"zero3", c, sim::GroupKind::DATA_PARALLEL, bytes};
+    o.synchronisation = c == sim::Collective::REDUCE_SCATTER;
+    o.per_layer       = pass;
+    return o;
+  };
+  const double g = time_collective(topo, s, sim::Collective::ALL_GATHER, 1ull << 20, sim::Fidelity::EXACT);
+  const double r = time_collective(topo, s, sim::Collective::REDUCE_SCATTER, 1ull << 20, sim::Fidelity::EXACT);
+  REQUIRE(g < 0.010 / 4);     // a layer's gather is faster than its forward
+  REQUIRE(g + r < 0.020 / 4); // and gather plus reduction faster than its backward
+  const auto out = run_phase(topo, w, s,
+                             sim::PhasePlan{"p",
+                                            1.0,
+                                            {op(sim::Collective::ALL_GATHER, sim::LayerPass::FORWARD),
+                                             op(sim::Collective::ALL_GATHER, sim::LayerPass::BACKWARD),
+                                             op(sim::Collective::REDUCE_SCATTER, sim::LayerPass::BACKWARD)},
+                                            std::nullopt});
+  const double compute = 3 * (0.010 + 0.020);
+  CHECK(out[1] == Approx(compute));
+  CHECK(out[2] == Approx(3 * (4 * g + 4 * g + 4 * r)).epsilon(1e-9)); // comm: every bucket of every micro-batch
+  // Exposed per micro-batch: the first layer's gather before each pass, the last layer's reduction after backward.
+  CHECK(out[3] == Approx(3 * (g + g + r)).epsilon(1e-9));
+  CHECK(out[0] == Approx(compute + 3 * (2 * g + r)).epsilon(1e-9));
+}
+
+TEST_CASE("Overlap: ZeRO-3 gathers slower than a layer's forward are exposed layer by layer", "[sim]")
+{
+  const auto topo = rdma_cluster(1, 4, 1, 5); // 1 Gb/s: a 1 MiB layer gathers in about 6 ms, over 2.5 ms of compute
+  const auto w    = timed_workload();
+  auto s          = timed_shape(4, 1);
+  s.layers        = 4;
+  sim::CommOp gather{"zero3", sim::Collective::ALL_GATHER, sim::GroupKind::DATA_PARALLEL, 4ull << 20};
+  gather.synchronisation = false;
+  gather.per_layer       = sim::LayerPass::FORWARD;
+  const double g = time_collective(topo, s, sim::Collective::ALL_GATHER, 1ull << 20, sim::Fidelity::EXACT);
+  REQUIRE(g > 0.010 / 4);
+  const auto out = run_phase(topo, w, s, sim::PhasePlan{"p", 1.0, {gather}, std::nullopt});
+  // Each forward pass ends at L g + c instead of L c: exposed 4 g + 2.5 ms - 10 ms per micro-batch, 3 of them.
+  CHECK(out[3] == Approx(3 * (4 * g + 0.0025 - 0.010)).epsilon(1e-9));
+  CHECK(out[2] == Approx(3 * 4 * g).epsilon(1e-9));
+}

@@ -66,7 +66,7 @@ algorithms::AlgorithmDescriptor toy_algorithm()
   algorithms::AlgorithmDescriptor d;
   d.name         = kToyName;
   d.description  = "toy: a share of the gradients all-reduced, SGD";
-  d.zero_stages  = {1, 2, 3};
+  d.zero_stages  = {0};
   d.plan         = std::make_shared<ToyPlan>();
   d.optimizer    = make_toy;
   d.train_params = {algorithms::train_keys::lr(), toy_share_param()};
