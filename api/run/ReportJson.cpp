@@ -236,6 +236,11 @@ json to_json(const SimulationReport& r)
               {"phases", phases},
               {"config", config_json(r.config)},
               {"sim", {{"wall_s", r.wall_s}, {"events", r.events}, {"fidelity", r.fidelity}}}};
+  // Tokens (issue 44): what LLM users count in, derived from the report by the metric table's one definition;
+  // only where the run has a sequence length. Derived, so a reader recomputes them and never reads them back.
+  if (r.config.seq_len > 0)
+    for (const Metric m : {Metric::TOKENS_PER_S, Metric::TOKENS_PER_S_PER_GPU, Metric::DAYS_PER_TRILLION_TOKENS})
+      doc[std::string(metric_name(m))] = metric_value(r, m);
   if (r.model)
     doc["model"] = model_json(*r.model);
   if (r.operators)

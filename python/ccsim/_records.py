@@ -75,7 +75,8 @@ class Record(Mapping):
 class SimulationResult(Record):
     """What ``ccsim simulate --format json`` prints: samples_per_s, step_time_s, tflops_per_gpu, breakdown
     (compute_s, comm_s, exposed_comm_s, compression_s, optimizer_s, allreduce_ms), bytes_per_gpu, memory, phases,
-    config, sim (wall_s, events, fidelity), and links / links_over_time / trace when asked for."""
+    config, sim (wall_s, events, fidelity), tokens_per_s / tokens_per_s_per_gpu / days_per_1t_tokens where the
+    workload has a sequence length, and links / links_over_time / trace when asked for."""
 
 
 class Rows(list):

@@ -35,6 +35,13 @@ TEST_CASE("ccsim simulate: --format json carries every field of the contract", "
     step += p["fraction"].get<double>() * p["step_time_s"].get<double>();
   CHECK(d["step_time_s"].get<double>() == Approx(step));
   CHECK(d["samples_per_s"].get<double>() == Approx(8192 / step));
+  // Tokens (issue 44): bert-large's sequences of config.seq_len tokens, 16 GPUs; days per 10^12 tokens at that rate.
+  const double seq_len = d["config"]["seq_len"].get<double>();
+  REQUIRE(seq_len > 0);
+  const double tokens = 8192 * seq_len / step;
+  CHECK(d["tokens_per_s"].get<double>() == Approx(tokens).epsilon(1e-12));
+  CHECK(d["tokens_per_s_per_gpu"].get<double>() == Approx(tokens / 16).epsilon(1e-12));
+  CHECK(d["days_per_1t_tokens"].get<double>() == Approx(1e12 / tokens / 86400).epsilon(1e-12));
 }
 
 TEST_CASE("ccsim simulate: more GPUs than the topology has is a one-line error", "[cli]")
