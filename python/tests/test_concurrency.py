@@ -58,9 +58,14 @@ def test_ctrl_c_stops_a_simulation_and_ends_its_child():
     4.5 million messages, minutes of work; interrupted after 0.5 s it must be back well within a minute."""
     import _thread
     import os
+    import signal
     import threading
     import time
 
+    # A process started in the background by a non-interactive shell (`cmd &`, nohup) inherits SIGINT ignored, and
+    # Python then leaves it ignored: interrupt_main() does nothing and Ctrl-C could not reach the call either. Python's
+    # own handler, as a notebook or terminal has it, for the length of the test.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, _thread.interrupt_main)
     start = time.monotonic()
     timer.start()
@@ -70,6 +75,7 @@ def test_ctrl_c_stops_a_simulation_and_ends_its_child():
                            fidelity="exact")
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - start < 60
     with pytest.raises(ChildProcessError):  # no child left behind, running or unreaped
         os.waitpid(-1, os.WNOHANG)
