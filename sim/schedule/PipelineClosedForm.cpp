@@ -2,14 +2,12 @@
 // SimGrid for the message times, the schedule's recurrence for the rest.
 #include "sim/schedule/PipelineClosedForm.hpp"
 
-#include "sim/platform/ShapedTransfer.hpp"
 #include "sim/schedule/PipelineCriticalPath.hpp"
 #include "sim/schedule/PipelineSchedule.hpp"
 
 #include <simgrid/s4u/Comm.hpp>
 
 #include <algorithm>
-#include <cmath>
 
 namespace sg4 = simgrid::s4u;
 
@@ -34,12 +32,9 @@ std::vector<std::vector<double>> send_round(StepContext& c, const std::vector<st
     const auto& ranks = chains[chain];
     for (int s = fwd ? 0 : 1; s < (fwd ? pp - 1 : pp); ++s) {
       const int src = ranks[static_cast<std::size_t>(s)], dst = ranks[static_cast<std::size_t>(fwd ? s + 1 : s - 1)];
-      const bool across = c.platform.node_of(src) != c.platform.node_of(dst);
-      // As the schedule sends it: a long transfer on a tc-shaped link goes slower (sim/platform/ShapedTransfer.hpp).
-      const auto bytes = static_cast<std::uint64_t>(
-          std::llround(shaped_transfer_bytes(*c.topo, static_cast<double>(payload), across)));
       comms.push_back(sg4::Comm::sendto_async(c.platform.gpus[static_cast<std::size_t>(src)],
-                                              c.platform.gpus[static_cast<std::size_t>(dst)], bytes));
+                                              c.platform.gpus[static_cast<std::size_t>(dst)],
+                                              pipeline_wire_bytes(c, src, dst, payload)));
       owner.emplace_back(chain, s);
     }
   }

@@ -107,6 +107,15 @@ std::uint64_t count_stage_sends(StepContext& c, const std::vector<int>& ranks, i
   return bytes;
 }
 
+/// Counts every message of one chain (all its sending stages, both directions), as count_stage_sends does one's.
+void count_chain_sends(StepContext& c, const std::vector<int>& ranks, const PipelineComm& pipe)
+{
+  for (const char dir : {'f', 'b'})
+    for (int s = 0; s < c.layout.pp; ++s)
+      if (stage_sends(s, dir, c.layout.pp))
+        count_stage_sends(c, ranks, s, dir, pipe);
+}
+
 /// One pipeline stage of one chain under GPipe: all forwards, then all backwards, one unit per micro-batch and model
 /// chunk (pipeline_units), each unit 1/vpp of the stage's work per micro-batch.
 /// Receives are posted up front (eager buffers), so transfers overlap compute on both sides.
@@ -135,11 +144,8 @@ void stage_actor(StageJob job)
       std::uint64_t bytes = 0;
       for (const auto& ranks : lane ? job.copies : std::vector<std::vector<int>>{job.ranks})
         bytes = count_stage_sends(c, ranks, job.stage, dir, pipe);
-      // On a tc-shaped link a long transfer goes slower than the rate (sim/platform/ShapedTransfer.hpp); the bytes counted
-      // above stay the payload's.
-      const bool across = job.ranks[job.stage] / c.topo->gpus_per_node != job.ranks[peer] / c.topo->gpus_per_node;
-      bytes = static_cast<std::uint64_t>(
-          std::llround(shaped_transfer_bytes(*c.topo, static_cast<double>(bytes), across)));
+      // The bytes counted above stay the payload's; the wire may carry more (pipeline_wire_bytes).
+      bytes = pipeline_wire_bytes(c, job.ranks[job.stage], job.ranks[peer], bytes);
       const bool measured       = job.chain == 0 && job.stage == (fwd ? 0 : 1);
       auto* durations           = measured ? (fwd ? job.fw_comm : job.bw_comm) : nullptr;
       queue  = sg4::Mailbox::by_name(fmt::format("q{}s{}{}", job.chain, job.stage, dir));
@@ -177,6 +183,12 @@ void stage_actor(StageJob job)
 }
 } // namespace
 
+std::uint64_t pipeline_wire_bytes(const StepContext& c, int src, int dst, std::uint64_t payload)
+{
+  const bool across = c.platform.node_of(src) != c.platform.node_of(dst);
+  return static_cast<std::uint64_t>(std::llround(shaped_transfer_bytes(*c.topo, static_cast<double>(payload), across)));
+}
+
 int pipeline_units(const StepContext& c)
 {
   return std::max(1, c.shape.grad_accumulation) * std::max(1, c.shape.vpp);
@@ -200,10 +212,7 @@ void run_pipeline(StepContext& c, const PhasePlan& phase, PhaseReport& r)
   const bool closed_form = pipeline_in_closed_form(c);
   if (closed_form) { // every message counted here, none sent one by one (sim/schedule/PipelineClosedForm.hpp)
     for (const auto& ranks : chains)
-      for (const char dir : {'f', 'b'})
-        for (int s = 0; s < c.layout.pp; ++s)
-          if (stage_sends(s, dir, c.layout.pp))
-            count_stage_sends(c, ranks, s, dir, pipe);
+      count_chain_sends(c, ranks, pipe);
     run_pipeline_closed_form(c, phase, chains, simulated, kernel_s, r);
   }
   // Lanes: the tp chains of one data-parallel index (chains d·tp .. d·tp + tp - 1) sit on the same nodes, local GPU
@@ -221,10 +230,7 @@ void run_pipeline(StepContext& c, const PhasePlan& phase, PhaseReport& r)
   for (std::size_t chain = 0; chain < (closed_form ? 0 : chains.size()); ++chain) {
     const auto& ranks = chains[chain];
     if (!simulated[chain]) { // its messages are those of its copy in the simulated group: counted, not sent
-      for (const char dir : {'f', 'b'})
-        for (int s = 0; s < c.layout.pp; ++s)
-          if (stage_sends(s, dir, c.layout.pp))
-            count_stage_sends(c, ranks, s, dir, pipe);
+      count_chain_sends(c, ranks, pipe);
       continue;
     }
     std::vector<std::vector<int>> copies;

@@ -5,6 +5,8 @@
 
 #include "sim/step/StepContext.hpp"
 
+#include <cstdint>
+
 namespace ccsim::sim {
 
 /// The units of work each stage runs per direction in a step: one per micro-batch and model chunk, m x vpp. Megatron's
@@ -15,6 +17,10 @@ namespace ccsim::sim {
 /// the last stage back to the first (from one chunk to the next round of chunks), on a link the chain does not use
 /// otherwise.
 int pipeline_units(const StepContext& c);
+
+/// The bytes one pipeline message of `payload` bytes from rank `src` to `dst` puts on the wire: on a tc-shaped link a
+/// long transfer goes slower than the rate (sim/platform/ShapedTransfer.hpp), modelled as more bytes.
+std::uint64_t pipeline_wire_bytes(const StepContext& c, int src, int dst, std::uint64_t payload);
 
 /// Runs the pipeline schedule of `phase` on every chain, event by event or, in fast fidelity, in closed form
 /// (sim/schedule/PipelineClosedForm.hpp); sets r.compute_s, r.compression_s, r.comm_s and the per micro-batch send
