@@ -28,7 +28,7 @@ std::string fits_with(const std::vector<MemoryFix>& fixes)
   for (const auto& f : fixes)
     texts.push_back(fmt::format("{} ({} GB{})", f.change, format_number(f.memory_gb_per_gpu, 3),
                                 f.recompute ? ", recomputing" : ""));
-  return texts.empty() ? "no change of tp, pp or micro-batch tried fits" : fmt::format("{}", fmt::join(texts, " or "));
+  return texts.empty() ? "no change of ZeRO stage, tp, pp or micro-batch tried fits" : fmt::format("{}", fmt::join(texts, " or "));
 }
 
 /// Below the narrow table: what would make each algorithm that does not fit fit, algorithms with the same answer on
@@ -107,7 +107,8 @@ int cmd_advise(const std::vector<std::string>& args)
     const bool known = r.converges.has_value();
     const std::string verdict = known ? to_string(*r.converges) : "no evidence";
     const std::string accuracy = r.time_to_accuracy_h ? format_number(*r.time_to_accuracy_h) : "-";
-    const std::string split    = fmt::format("{} x {} x {}, {}{}", r.dp, r.tp, r.pp, r.micro_batch,
+    const std::string split    = fmt::format("{} x {} x {}, {}{}{}", r.dp, r.tp, r.pp, r.micro_batch,
+                                             r.zero_stage ? fmt::format(", ZeRO {}", *r.zero_stage) : "",
                                              r.activation_recomputation ? " (recompute)" : "");
     if (!wide) {
       t.add_row({std::to_string(rank++), r.algorithm, verdict, accuracy, format_number(r.samples_per_s),

@@ -28,8 +28,9 @@ std::uint64_t search_batch(const SimulateRequest& shape, const sim::Workload& wo
 /// Without search, one split: the filters give it.
 void apply_split_filters(const AdviseRequest& in, SimulateRequest& shape)
 {
-  if (in.tp.size() > 1 || in.pp.size() > 1)
-    throw io::InputError(in.tp.size() > 1 ? "--tp" : "--pp", "", "several values need --search");
+  if (in.tp.size() > 1 || in.pp.size() > 1 || in.zero.size() > 1)
+    throw io::InputError(in.tp.size() > 1 ? "--tp" : in.pp.size() > 1 ? "--pp" : "--zero", "",
+                         "several values need --search");
   if (!in.tp.empty())
     shape.tp = in.tp.front();
   if (!in.pp.empty())
@@ -39,6 +40,17 @@ void apply_split_filters(const AdviseRequest& in, SimulateRequest& shape)
 bool allowed(const std::vector<int>& only, int v)
 {
   return only.empty() || std::find(only.begin(), only.end(), v) != only.end();
+}
+
+/// The ZeRO stages `algorithm` is tried at: those of `only` (every one when empty) that its descriptor runs; none
+/// (its own default) when it runs none of them.
+std::vector<int> zero_stages_for(const std::string& algorithm, const std::vector<int>& only)
+{
+  std::vector<int> out;
+  for (const int z : algorithms::algorithm_named(algorithm).zero_stages)
+    if (allowed(only, z))
+      out.push_back(z);
+  return out;
 }
 } // namespace
 
@@ -76,7 +88,10 @@ AdviseCandidates advise_candidates(const AdviseRequest& in, const sim::Workload&
     req.topology  = in.topology;
     req.workload  = in.workload;
     req.algorithm = name;
+    const auto stages = zero_stages_for(name, in.zero);
     if (!out.search) {
+      if (!in.zero.empty() && !stages.empty())
+        req.zero = stages.front();
       out.list.push_back({name, req});
       continue;
     }
@@ -85,8 +100,23 @@ AdviseCandidates advise_candidates(const AdviseRequest& in, const sim::Workload&
       if (!allowed(in.tp, c.tp) || !allowed(in.pp, c.pp))
         continue;
       req.tp = c.tp, req.pp = c.pp, req.micro_batch = c.micro_batch;
-      out.list.push_back({name, req});
-      ++out.splits[name];
+      if (stages.size() < 2) { // one stage or none: the algorithm's own, or the one given
+        req.zero.reset();
+        if (!in.zero.empty() && !stages.empty() && !(stages.front() >= 2 && c.pp > 1))
+          req.zero = stages.front();
+        out.list.push_back({name, req});
+        ++out.splits[name];
+        continue;
+      }
+      // Every stage at this split: DeepSpeed runs a pipeline with ZeRO-1 at most (api/run/ResolvedRun.cpp).
+      for (const int z : stages) {
+        if (z >= 2 && c.pp > 1)
+          continue;
+        req.zero = z;
+        out.list.push_back({name, req});
+        ++out.splits[name];
+      }
+      req.zero.reset();
     }
   }
   if (!out.search)

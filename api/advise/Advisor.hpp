@@ -33,6 +33,10 @@ struct AdviseRequest {
   /// run's split) and only these algorithms (each must suit the workload's family).
   std::vector<int> tp, pp;
   std::vector<std::string> algorithms;
+  /// ZeRO stages (empty: no filter): each algorithm runs at these stages where its descriptor has them, else at its
+  /// own default. Without search one value; with search every stage of the list (or, unset, every stage the algorithm
+  /// runs) is tried at every split it can run with (stages 2 and 3 need pp = 1).
+  std::vector<int> zero;
   /// With search, skip the splits that cannot be the fastest (api/advise/ShapeBound.hpp); off: simulate every one.
   bool prune = true;
   /// Progress: `done` of `total` simulations of `what` (the workload), counted in `unit` ("algorithms" or "splits").
@@ -52,6 +56,7 @@ struct RankedAlgorithm {
   double memory_gb_per_gpu = 0;
   MemoryVerdict fits_memory = MemoryVerdict::UNKNOWN;
   int dp = 0, tp = 0, pp = 0;
+  std::optional<int> zero_stage; // the ZeRO stage, where the run named one (--zero, the workload's, or the search's)
   std::uint64_t micro_batch = 0;
   int grad_accumulation     = 0;
   bool activation_recomputation = false;

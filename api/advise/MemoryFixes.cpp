@@ -1,6 +1,7 @@
 // The memory a refused run needs and the changes that make it fit; see MemoryFixes.hpp.
 #include "api/advise/MemoryFixes.hpp"
 
+#include "algorithms/Registry.hpp"
 #include "io/InputError.hpp"
 
 #include <fmt/format.h>
@@ -18,9 +19,8 @@ struct Change {
   std::function<void(SimulateRequest&)> apply;
 };
 
-/// The changes tried, simplest first. A ZeRO stage (the `zero` branch's --zero option, which shards the optimizer's
-/// state, gradients and weights over dp) is one more entry of this list once simulate has it: "--zero 1/2/3", before
-/// the split changes, since it keeps the algorithm's split.
+/// The changes tried, simplest first. A higher ZeRO stage (sharding the gradients, then the weights, over dp) comes
+/// before the split changes, since it keeps the algorithm's split.
 std::vector<Change> changes_to_try(const SimulateRequest& request, const MemoryShortfall& s)
 {
   std::vector<Change> splits;
@@ -54,6 +54,8 @@ std::vector<Change> changes_to_try(const SimulateRequest& request, const MemoryS
     out.push_back(recompute);
   if (s.micro_batch > 1)
     out.push_back(micro);
+  for (const int stage : s.higher_zero_stages)
+    out.push_back({fmt::format("--zero {}", stage), [stage](SimulateRequest& r) { r.zero = stage; }});
   auto with = [](const Change& a, const Change& b) {
     return Change{a.text + " " + b.text, [fa = a.apply, fb = b.apply](SimulateRequest& r) { fa(r), fb(r); }};
   };
@@ -94,6 +96,10 @@ std::optional<MemoryShortfall> memory_shortfall(const SimulateRequest& request, 
     s.micro_batch   = run.shape.micro_batch;
     s.gpus_per_node = run.topo.gpus_per_node;
     s.gpus          = run.shape.gpus;
+    s.zero_stage    = run.shape.zero_stage;
+    for (const int z : algorithms::algorithm_named(run.algo->name()).zero_stages)
+      if (z > s.zero_stage)
+        s.higher_zero_stages.push_back(z);
     return s;
   } catch (const io::InputError&) {
     return std::nullopt; // not a memory refusal: another check rejects it too
@@ -116,6 +122,7 @@ std::vector<MemoryFix> memory_fixes(const SimulateRequest& request, const Memory
     int tp, pp;
     std::uint64_t micro_batch;
     bool recompute;
+    int zero_stage;
   };
   std::vector<Found> found;
   // A change that asks at least as much as one already found (tp 4 after tp 2, tp 2 with micro-batch 1 after tp 2)
@@ -123,7 +130,7 @@ std::vector<MemoryFix> memory_fixes(const SimulateRequest& request, const Memory
   auto asks_more = [&](const ResolvedRun& run) {
     for (const auto& f : found)
       if (run.shape.tp >= f.tp && run.shape.pp >= f.pp && run.shape.micro_batch <= f.micro_batch &&
-          run.recompute >= f.recompute)
+          run.recompute >= f.recompute && run.shape.zero_stage >= f.zero_stage)
         return true;
     return false;
   };
@@ -136,7 +143,7 @@ std::vector<MemoryFix> memory_fixes(const SimulateRequest& request, const Memory
       const ResolvedRun run = resolve_run(tried, &cache);
       if (asks_more(run))
         continue;
-      found.push_back({run.shape.tp, run.shape.pp, run.shape.micro_batch, run.recompute});
+      found.push_back({run.shape.tp, run.shape.pp, run.shape.micro_batch, run.recompute, run.shape.zero_stage});
       fixes.push_back({change.text, run.memory.total_bytes(run.recompute) / 1e9, run.recompute});
     } catch (const io::InputError&) {
       // this change does not fit either, or another check refuses it (tp past a node, heads that do not divide)

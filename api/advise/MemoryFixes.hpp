@@ -31,6 +31,8 @@ struct MemoryShortfall {
   int tp = 1, pp = 1;
   std::uint64_t micro_batch = 1;
   int gpus_per_node = 1, gpus = 1;
+  int zero_stage = 0;                   // the ZeRO stage it was refused at
+  std::vector<int> higher_zero_stages;  // the stages above it its algorithm runs (its descriptor's zero_stages)
 };
 
 /// The shortfall of `request` when `simulate` refuses it for memory alone (it resolves with --allow-oom); empty when
@@ -42,9 +44,10 @@ std::optional<MemoryShortfall> memory_shortfall(const SimulateRequest& request, 
 std::string describe(const MemoryShortfall& shortfall);
 
 /// Up to `most` changes that make `request` fit (it has `shortfall`), simplest first: activation recomputation, a
-/// micro-batch of 1, then tp and pp raised by powers of two (tp within a node), fewest GPUs per model copy first, each
-/// alone, then with a micro-batch of 1, then with recomputation. A change that asks at least as much as one already
-/// offered is left out. Empty when none of them fits.
+/// micro-batch of 1, a higher ZeRO stage the algorithm runs (it keeps the split), then tp and pp raised by powers of
+/// two (tp within a node), fewest GPUs per model copy first, each alone, then with a micro-batch of 1, then with
+/// recomputation. A change that asks at least as much as one already offered is left out. Empty when none of them
+/// fits.
 std::vector<MemoryFix> memory_fixes(const SimulateRequest& request, const MemoryShortfall& shortfall,
                                     InputCache& cache, std::size_t most = 3);
 

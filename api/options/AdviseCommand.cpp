@@ -45,6 +45,11 @@ const OptionTable<AdviseCommand>& advise_options()
         {list_option("pp", r::kParallelDegree, 1024, "only these pipeline depths, e.g. 2,4 (several need --search)")
              .value("LIST"),
          into(&C::pp)},
+        {list_option("zero", r::kZeroStage, 4,
+                     "ZeRO stages, e.g. 1,3: each algorithm runs at these where it has them, else at its own "
+                     "(several need --search; --search without it tries every stage an algorithm runs)")
+             .value("LIST"),
+         into(&C::zero)},
         {list_option("algorithms", std::nullopt, 0, "only these algorithms, e.g. adam,onebit-adam").value("LIST"),
          into(&C::algorithms)},
         {path_option("plot", "draw the time-to-accuracy ranking beside the throughput-only one into DIR (PNG + SVG, "

@@ -301,15 +301,26 @@ void resolve_batch(const SimulateRequest& req, const ShapeParams& given, Resolve
   }
 }
 
-/// The ZeRO stage: --zero as given, one the algorithm's descriptor supports, else the first it lists (what it ran
-/// before stages could be chosen). Stages 2 and 3 are refused with a pipeline (DeepSpeed runs pipeline parallelism
-/// with ZeRO-1 only: its pipeline engine asserts the stage is below 2) and stage 3 with expert parallelism, which
-/// ccsim does not model together.
+/// Whether `stage` can run with the run's split: stages 2 and 3 not with a pipeline (DeepSpeed runs pipeline
+/// parallelism with ZeRO-1 only: its pipeline engine asserts the stage is below 2), stage 3 not with expert
+/// parallelism, which ccsim does not model together.
+bool zero_stage_fits_split(int stage, const sim::StepShape& s) { return !(stage >= 2 && s.pp > 1) && !(stage == 3 && s.ep > 1); }
+
+/// The ZeRO stage: --zero as given (checked); else the workload's defaults.zero where the algorithm supports it and
+/// the split allows it (a recipe's stage, like its vpp, applies where it can: a workload that trains with ZeRO-3 still
+/// runs 1-bit Adam, which has no stages, at stage 0); else the first stage the algorithm's descriptor lists (what it
+/// ran before stages could be chosen).
 void resolve_zero(const SimulateRequest& req, ResolvedRun& r)
 {
   const auto& d = algorithms::algorithm_named(r.algo->name());
   sim::StepShape& s = r.shape;
   if (!req.zero) {
+    const auto& recipe = r.work.zero;
+    if (recipe && d.supports_zero_stage(*recipe) && zero_stage_fits_split(*recipe, s)) {
+      s.zero_stage = *recipe;
+      r.zero_given = true; // the report names the stage the workload chose
+      return;
+    }
     s.zero_stage = d.default_zero_stage();
     return;
   }

@@ -34,7 +34,7 @@ struct ResolvedRun {
   algorithms::MemoryFootprint memory;
   MemoryFit memory_fit;                     // whether it fits the GPUs' memory (api/run/MemoryFit.hpp)
   bool recompute = false;                   // fits only with activation recomputation, or --recompute
-  bool zero_given = false;                  // --zero (or --fsdp) chose shape.zero_stage: the report names it
+  bool zero_given = false;                  // --zero (or --fsdp), or the workload's defaults.zero, chose shape.zero_stage: the report names it
   sim::StragglerModel stragglers;
   sim::StragglerEffect straggling;
   bool links = false, trace = false;

@@ -102,7 +102,7 @@ def test_advise_answers_when_nothing_fits_and_names_the_changes_as_keywords():
         assert c.reason == line["reason"] and "GB per GPU at tp 1 pp 1" in c.reason
         changes = [f.change for f in c.memory.would_fit]
         assert changes and all("--" not in change for change in changes)
-        assert changes == [f["change"].replace("--tp ", "tp=").replace("--pp ", "pp=")
+        assert changes == [f["change"].replace("--zero ", "zero=").replace("--tp ", "tp=").replace("--pp ", "pp=")
                            for f in line["memory"]["would_fit"]]
     # The first change of the baseline, given back as keywords, makes it run.
     fix = got.cannot_run[[c.algorithm for c in got.cannot_run].index("megatron-dp")].memory.would_fit[0]

@@ -52,6 +52,9 @@ struct Workload {
   int pp = 1;
   int vpp = 1;                   // defaults.vpp: model chunks per pipeline rank (interleaved 1F1B; StepShape::vpp)
   int micro_batches = 0;         // pipeline micro-batches per step (AQ-SGD); 0 = derived from batches
+  /// defaults.zero: the ZeRO stage the workload's recipe runs (StepShape::zero_stage), where the algorithm supports it
+  /// and the split allows it; absent: each algorithm's own default (its descriptor's first stage).
+  std::optional<int> zero;
   /// A run rule instead of a fixed global batch: the batch grows with data parallelism, global = dp x micro_batch x
   /// grad_accumulation (SDP4Bit's throughput runs: accumulation 1, Appendix B). 0 = the fixed global_batch.
   int grad_accumulation = 0;
