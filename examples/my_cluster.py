@@ -9,9 +9,10 @@ The cluster: 4 nodes of 8 x A100-SXM4-40GB (NVSwitch) with 2 x 100 GbE RoCE NICs
    A100 nodes over 100 Gb/s RoCE (tests/data/nccl-tests-real/02-...; its README names the source); with a log of
    your own cluster, calibrate your own dict instead. What the fit finds is per NIC, so it carries over to 2 NICs.
 3. Compare the algorithms: `advise` ranks them by time to accuracy; those that do not fit 40 GB are listed with the
-   tp / pp / micro-batch changes that would make them fit. Then again at the split it suggests.
+   ZeRO stage / tp / pp / micro-batch changes that would make them fit. Then again with the baseline's first change
+   (for this cluster a higher ZeRO stage, which shards the gradients over the data-parallel GPUs and keeps tp 1).
 4. Sweep the number of nodes for the baseline and the fastest other algorithm that converges: tokens/s per GPU
-   (where it fits: fewer nodes shard the optimizer's state over fewer GPUs).
+   (where it fits: fewer nodes shard the sharded state over fewer GPUs).
 5. Plot tokens/s against nodes (PNG, with matplotlib: pip install '.[plot]').
 
     python3 examples/my_cluster.py --out my_cluster.png
@@ -63,7 +64,7 @@ def main():
         if "memory" in c:
             changes = " or ".join(f"{f.change} ({f.memory_gb_per_gpu:.1f} GB)" for f in c.memory.would_fit)
             print(f"  {c.algorithm:16} needs {c.memory.memory_gb_per_gpu:.1f} GB; fits with {changes or 'nothing tried'}")
-    # The baseline's first suggestion, as keywords (e.g. "tp=2").
+    # The baseline's first suggestion, as keywords (e.g. "zero=2" or "tp=2").
     baseline = next(c for c in advice.cannot_run if c.algorithm == advice.baseline) if not advice.ranking else None
     split = dict(part.split("=") for part in baseline.memory.would_fit[0].change.split()) if baseline else {}
     split = {k: int(v) for k, v in split.items()}
