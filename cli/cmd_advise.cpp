@@ -107,7 +107,8 @@ int cmd_advise(const std::vector<std::string>& args)
     const bool known = r.converges.has_value();
     const std::string verdict = known ? to_string(*r.converges) : "no evidence";
     const std::string accuracy = r.time_to_accuracy_h ? format_number(*r.time_to_accuracy_h) : "-";
-    const std::string split    = fmt::format("{} x {} x {}, {}{}{}", r.dp, r.tp, r.pp, r.micro_batch,
+    const std::string split    = fmt::format("{} x {} x {}, {}{}{}{}", r.dp, r.tp, r.pp, r.micro_batch,
+                                             r.vpp > 1 ? fmt::format(", vpp {}", r.vpp) : "",
                                              r.zero_stage ? fmt::format(", ZeRO {}", *r.zero_stage) : "",
                                              r.activation_recomputation ? " (recompute)" : "");
     if (!wide) {

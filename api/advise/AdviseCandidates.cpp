@@ -9,6 +9,7 @@
 #include "io/JsonInput.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace ccsim::api {
 
@@ -28,9 +29,14 @@ std::uint64_t search_batch(const SimulateRequest& shape, const sim::Workload& wo
 /// Without search, one split: the filters give it.
 void apply_split_filters(const AdviseRequest& in, SimulateRequest& shape)
 {
-  if (in.tp.size() > 1 || in.pp.size() > 1 || in.zero.size() > 1)
-    throw io::InputError(in.tp.size() > 1 ? "--tp" : in.pp.size() > 1 ? "--pp" : "--zero", "",
-                         "several values need --search");
+  if (in.tp.size() > 1 || in.pp.size() > 1 || in.zero.size() > 1 || in.vpp.size() > 1)
+    throw io::InputError(in.tp.size() > 1   ? "--tp"
+                         : in.pp.size() > 1 ? "--pp"
+                         : in.zero.size() > 1 ? "--zero"
+                                              : "--vpp",
+                         "", "several values need --search");
+  if (!in.vpp.empty())
+    shape.vpp = in.vpp.front(); // simulate's own check refuses it where it cannot apply (pp 1, a pipeline algorithm)
   if (!in.tp.empty())
     shape.tp = in.tp.front();
   if (!in.pp.empty())
@@ -40,6 +46,20 @@ void apply_split_filters(const AdviseRequest& in, SimulateRequest& shape)
 bool allowed(const std::vector<int>& only, int v)
 {
   return only.empty() || std::find(only.begin(), only.end(), v) != only.end();
+}
+
+/// The model chunks per stage tried at `pp` stages of `layers`: those of `only` (every whole number of layers per
+/// chunk, 1 included, when empty) that divide the stage's layers; {1} without a pipeline, or for an algorithm that
+/// pipelines its own way (GPipe).
+std::vector<int> vpp_for(int layers, int pp, bool interleaves, const std::vector<int>& only)
+{
+  if (pp < 2 || !interleaves || layers % pp != 0)
+    return {1};
+  std::vector<int> out;
+  for (int v = 1; v <= layers / pp; ++v)
+    if ((layers / pp) % v == 0 && allowed(only, v))
+      out.push_back(v);
+  return out;
 }
 
 /// The ZeRO stages `algorithm` is tried at: those of `only` (every one when empty) that its descriptor runs; none
@@ -100,23 +120,27 @@ AdviseCandidates advise_candidates(const AdviseRequest& in, const sim::Workload&
       if (!allowed(in.tp, c.tp) || !allowed(in.pp, c.pp))
         continue;
       req.tp = c.tp, req.pp = c.pp, req.micro_batch = c.micro_batch;
-      if (stages.size() < 2) { // one stage or none: the algorithm's own, or the one given
-        req.zero.reset();
-        if (!in.zero.empty() && !stages.empty() && !(stages.front() >= 2 && c.pp > 1))
-          req.zero = stages.front();
-        out.list.push_back({name, req});
-        ++out.splits[name];
-        continue;
-      }
-      // Every stage at this split: DeepSpeed runs a pipeline with ZeRO-1 at most (api/run/ResolvedRun.cpp).
-      for (const int z : stages) {
-        if (z >= 2 && c.pp > 1)
-          continue;
-        req.zero = z;
-        out.list.push_back({name, req});
-        ++out.splits[name];
-      }
+      // The stages at this split: the algorithm's own (none listed, or one given), else each of them; DeepSpeed runs a
+      // pipeline with ZeRO-1 at most (api/run/ResolvedRun.cpp).
+      std::vector<std::optional<int>> zeros;
+      if (stages.size() < 2)
+        zeros.push_back(!in.zero.empty() && !stages.empty() && !(stages.front() >= 2 && c.pp > 1)
+                            ? std::optional<int>(stages.front())
+                            : std::nullopt);
+      else
+        for (const int z : stages)
+          if (!(z >= 2 && c.pp > 1))
+            zeros.push_back(z);
+      const auto vpps = vpp_for(work.layers, c.pp, !pipe, in.vpp);
+      for (const auto& z : zeros)
+        for (const int v : vpps) {
+          req.zero = z;
+          req.vpp  = c.pp > 1 && !pipe ? std::optional<int>(v) : std::nullopt;
+          out.list.push_back({name, req});
+          ++out.splits[name];
+        }
       req.zero.reset();
+      req.vpp.reset();
     }
   }
   if (!out.search)

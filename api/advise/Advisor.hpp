@@ -37,6 +37,10 @@ struct AdviseRequest {
   /// own default. Without search one value; with search every stage of the list (or, unset, every stage the algorithm
   /// runs) is tried at every split it can run with (stages 2 and 3 need pp = 1).
   std::vector<int> zero;
+  /// Model chunks per pipeline stage (empty: no filter): without search one value, given to every run with pp > 1 it
+  /// applies to; with search these (unset: every whole number of layers per chunk) at every split with pp > 1 of a
+  /// data-parallel algorithm (Megatron's interleaved 1F1B; the pipeline algorithms run GPipe).
+  std::vector<int> vpp;
   /// With search, skip the splits that cannot be the fastest (api/advise/ShapeBound.hpp); off: simulate every one.
   bool prune = true;
   /// Progress: `done` of `total` simulations of `what` (the workload), counted in `unit` ("algorithms" or "splits").
@@ -57,6 +61,7 @@ struct RankedAlgorithm {
   MemoryVerdict fits_memory = MemoryVerdict::UNKNOWN;
   int dp = 0, tp = 0, pp = 0;
   std::optional<int> zero_stage; // the ZeRO stage, where the run named one (--zero, the workload's, or the search's)
+  int vpp = 1;                   // model chunks per pipeline stage (interleaved 1F1B when > 1)
   std::uint64_t micro_batch = 0;
   int grad_accumulation     = 0;
   bool activation_recomputation = false;

@@ -26,6 +26,7 @@ RankedAlgorithm ranked_row(const std::string& algorithm, const SimulationReport&
   row.fits_memory              = r.memory.fit.verdict;
   row.dp = r.config.dp, row.tp = r.config.tp, row.pp = r.config.pp;
   row.zero_stage               = r.config.zero_stage;
+  row.vpp                      = r.config.vpp;
   row.micro_batch              = r.config.micro_batch;
   row.grad_accumulation        = r.config.grad_accumulation;
   row.activation_recomputation = r.memory.activation_recomputation;

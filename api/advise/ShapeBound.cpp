@@ -41,7 +41,8 @@ double nic_lower_bound_s(const ResolvedRun& run, const sim::PhasePlan& phase)
         add(f.src, f.dst, static_cast<double>(f.bytes));
   }
   if (phase.pipeline && s.pp > 1) {
-    const double m = std::max(1, s.grad_accumulation);
+    // Interleaved 1F1B sends each micro-batch across each boundary once per model chunk (sim/model/CommPlan.hpp).
+    const double m = static_cast<double>(std::max(1, s.grad_accumulation)) * std::max(1, s.vpp);
     for (const auto& chain : sim::pipeline_chains(layout))
       for (std::size_t k = 0; k + 1 < chain.size(); ++k) {
         add(chain[k], chain[k + 1], m * static_cast<double>(phase.pipeline->forward_bytes_per_micro_batch));
@@ -72,7 +73,10 @@ double compute_lower_bound_s(const ResolvedRun& run)
   const double m        = std::max(1, s.grad_accumulation);
   const bool pipelined  = std::all_of(run.plan.phases.begin(), run.plan.phases.end(),
                                       [](const sim::PhasePlan& p) { return p.pipeline.has_value(); });
-  return (pipelined && s.pp > 1 ? m + s.pp - 1 : m) * per_mb;
+  // Interleaved 1F1B (vpp chunks per stage) cuts the bubble to (pp - 1) / vpp micro-batches of work (Narayanan et al.
+  // 2021 §2.2.2; sim/schedule/PipelineSchedule.hpp simulates exactly that makespan without communication).
+  const double bubble = pipelined && s.pp > 1 ? static_cast<double>(s.pp - 1) / std::max(1, s.vpp) : 0.0;
+  return (m + bubble) * per_mb;
 }
 
 double step_lower_bound_s(const ResolvedRun& run)

@@ -7,7 +7,8 @@
 //    step runs each micro-batch's forward and backward on every GPU one after another (sim/schedule/DataParallelStep.cpp), and a
 //    pipelined phase cannot finish before the GPipe bound (m + pp - 1)(f + b): the last stage starts its first forward
 //    after pp - 1 forwards upstream, runs its m forwards and m backwards, and the first stage's last backward comes
-//    pp - 1 backwards after (sim/schedule/PipelineSchedule.cpp, stage_actor). Communication, kernels and the optimizer only
+//    pp - 1 backwards after (sim/schedule/PipelineSchedule.cpp, stage_actor); with vpp chunks per stage (interleaved
+//    1F1B) the same argument over m x vpp chunks of 1/vpp of the work gives (m + (pp - 1) / vpp)(f + b). Communication, kernels and the optimizer only
 //    add to it, and a step's time is a mean of its phases' weighted by their shares of steps (api/run/Simulation.cpp),
 //    so the bound holds for the mean too. A phase also takes at least the time its busiest node's NIC needs, at full
 //    rate, for the inter-node bytes the phase sends through it (a bound whatever overlaps what).

@@ -50,6 +50,11 @@ const OptionTable<AdviseCommand>& advise_options()
                      "(several need --search; --search without it tries every stage an algorithm runs)")
              .value("LIST"),
          into(&C::zero)},
+        {list_option("vpp", r::kParallelDegree, 1024,
+                     "model chunks per pipeline stage, e.g. 1,2 (interleaved 1F1B; several need --search; --search "
+                     "without it tries every whole number of layers per chunk at pp >= 2)")
+             .value("LIST"),
+         into(&C::vpp)},
         {list_option("algorithms", std::nullopt, 0, "only these algorithms, e.g. adam,onebit-adam").value("LIST"),
          into(&C::algorithms)},
         {path_option("plot", "draw the time-to-accuracy ranking beside the throughput-only one into DIR (PNG + SVG, "

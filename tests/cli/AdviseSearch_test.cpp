@@ -189,6 +189,13 @@ TEST_CASE("ShapeBound: the step bound is the GPipe compute bound or the busiest 
   CHECK(bound >= api::compute_lower_bound_s(run));
   const auto simulated = api::run_simulation_isolated(req);
   CHECK(bound <= simulated.step_time_s);
+  // Interleaved (vpp 2: gpt-350m's 24 layers make 3 per chunk at pp 4): the bubble is (pp - 1) / vpp micro-batches of
+  // work, so the bound is (8 + 3 / 2)(f + b) = 9.5 (f + b), and the simulated interleaved step is no faster.
+  req.vpp              = 2;
+  const auto interleaved = api::resolve_run(req);
+  CHECK(api::compute_lower_bound_s(interleaved) == Approx(9.5 * (t.forward_s + t.backward_s)).epsilon(1e-12));
+  CHECK(api::step_lower_bound_s(interleaved) <= api::run_simulation_isolated(req).step_time_s);
+  req.vpp.reset();
   // Every split of another algorithm at this size: bound <= simulated step.
   for (const int pp : {1, 2}) {
     req.algorithm = "onebit-adam";

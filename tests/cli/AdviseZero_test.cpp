@@ -161,3 +161,31 @@ TEST_CASE("AdviseZero: a higher ZeRO stage is advise's first memory fix - it kee
   CHECK(num(fixes[0]["memory_gb_per_gpu"]) == Approx(num(s["memory_gb_per_gpu"])).epsilon(1e-12));
   CHECK(num(s["memory_gb_per_gpu"]) <= 40.0);
 }
+
+TEST_CASE("AdviseZero: advise --search tries every whole number of layers per model chunk at pp >= 2", "[cli]")
+{
+  // gpt-350m has 24 layers: at pp 2 a stage holds 12, which split into 1, 2, 3, 4, 6 or 12 chunks of whole layers
+  // (Megatron's interleaved 1F1B), so each pp-2 split of a data-parallel algorithm is tried 6 times; --vpp 1 keeps
+  // plain 1F1B only and --vpp 2,5 the one of those that divides 12.
+  const std::string base = "advise --topology a100x8-ib100 --workload gpt-350m --gpus 16 --global-batch 64 --search "
+                           "--no-prune --pp 2 --zero 1 --algorithms megatron-dp --format json --quiet";
+  auto tried = [&](const std::string& extra) {
+    const auto r = run_ccsim(base + extra);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto d = nlohmann::json::parse(r.out);
+    REQUIRE(d["ranking"].size() == 1);
+    return d["ranking"][0]["search"]["splits_tried"].get<int>();
+  };
+  const int plain = tried(" --vpp 1");
+  CHECK(plain > 0);
+  CHECK(tried("") == 6 * plain);
+  CHECK(tried(" --vpp 2,5") == plain);
+  // Without search one value, given to the run: the split column names it.
+  const auto t = run_ccsim("advise --topology a100x8-ib100 --workload gpt-350m --gpus 16 --global-batch 64 --tp 2 "
+                           "--pp 2 --vpp 3 --algorithms megatron-dp --quiet");
+  INFO(t.err);
+  REQUIRE(t.exit_code == 0);
+  CHECK(t.out.find("4 x 2 x 2, ") != std::string::npos);
+  CHECK(t.out.find(", vpp 3") != std::string::npos);
+}

@@ -182,13 +182,15 @@ TEST_CASE("ccsim advise --tp --pp --algorithms: the filters' splits and algorith
 {
   // gpt-350m (24 layers, 16 heads, no compute profile) on 16 A100 at a global batch of 64 with tp 2 and pp 2 or 4:
   // pp 2 gives dp 4 (16 samples per replica: micro-batches 1, 2, 4, 8, 16), pp 4 gives dp 2 (32: 1 to 32), so
-  // 5 + 6 = 11 splits per algorithm, 22 candidates in all.
+  // 5 + 6 = 11 splits per algorithm; each is tried at every whole number of layers per model chunk (interleaved
+  // 1F1B): 12 layers per stage at pp 2 make 1, 2, 3, 4, 6 or 12 chunks, 6 at pp 4 make 1, 2, 3 or 6, so
+  // 5 x 6 + 6 x 4 = 54 candidates per algorithm, 108 in all.
   const auto r = run_ccsim("advise --topology a100x8-ib100 --workload gpt-350m --gpus 16 --global-batch 64 --search "
                            "--tp 2 --pp 2,4 --algorithms onebit-adam,adam --format json --quiet");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const auto d = nlohmann::json::parse(r.out);
-  CHECK(d["evaluation"]["candidates"] == 22);
+  CHECK(d["evaluation"]["candidates"] == 108);
   CHECK(d["evaluation"]["partial"] == false);
   CHECK(d["cannot_run"].empty());
   const auto& ranking = d["ranking"];
@@ -199,7 +201,7 @@ TEST_CASE("ccsim advise --tp --pp --algorithms: the filters' splits and algorith
     CHECK(row["split"]["tp"] == 2);
     const int pp = row["split"]["pp"].get<int>();
     CHECK((pp == 2 || pp == 4));
-    CHECK(row["search"]["splits_tried"] == 11);
+    CHECK(row["search"]["splits_tried"] == 54);
   }
   CHECK(seen == std::map<std::string, int>{{"adam", 1}, {"onebit-adam", 1}});
 }
