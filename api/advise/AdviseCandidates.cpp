@@ -85,6 +85,8 @@ AdviseCandidates advise_candidates(const AdviseRequest& in, const sim::Workload&
       if (!allowed(in.tp, c.tp) || !allowed(in.pp, c.pp))
         continue;
       req.tp = c.tp, req.pp = c.pp, req.micro_batch = c.micro_batch;
+      // --tp-overlap applies to the splits with tensor parallelism; a tp-1 split runs without it (nothing to overlap).
+      req.tp_overlap = c.tp > 1 ? out.shape.tp_overlap : std::nullopt;
       out.list.push_back({name, req});
       ++out.splits[name];
     }
