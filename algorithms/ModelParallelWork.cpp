@@ -3,6 +3,8 @@
 
 #include "algorithms/PlanHelpers.hpp"
 
+#include <vector>
+
 namespace ccsim::algorithms {
 
 namespace {
@@ -20,6 +22,35 @@ void add_closed_form_work(sim::PhasePlan& phase, const sim::StepShape& s)
   phase.ops.insert(phase.ops.begin(), collective("tensor-parallel activations", sim::Collective::ALL_REDUCE,
                                                  sim::GroupKind::TENSOR_PARALLEL,
                                                  per_micro_batch * s.grad_accumulation, /*synchronisation=*/false));
+}
+
+/// Transformer Engine's default number of chunks a "pipeline" overlap splits its GEMM into (initialize_ub: num_splits
+/// 4 where a method is "pipeline"; transformer_engine/pytorch/module/base.py), which Megatron-Core keeps unless its
+/// tp_comm_overlap_cfg file says otherwise.
+constexpr int kPipelineSplits = 4;
+
+/// Megatron-Core's --tp-comm-overlap with sequence parallelism (Transformer Engine's userbuffers; initialize_ub's
+/// default methods): per layer, each all-gather or reduce-scatter of the layer's activations beside its GEMM. Forward:
+/// the all-gather before QKV and before FC1 (ring exchange), the reduce-scatter after the output projection and after
+/// FC2 (pipeline). Backward: the all-gather of the output gradient before the projection's and FC2's data-gradient
+/// GEMMs (ring exchange); the input all-gather the weight gradient needs, beside QKV's and FC1's data-gradient GEMMs,
+/// and the reduce-scatter of those data gradients, beside the same layers' weight-gradient GEMMs (bulk). Full
+/// recomputation runs the forward's four again. Each moves half an all-reduce's bytes: 10 per layer (14 recomputing),
+/// the all-reduce count of add_architecture_work times two.
+std::vector<sim::GemmOverlap> tp_overlap_pairs(const sim::StepShape& s, std::uint64_t runs, double share)
+{
+  using M = sim::GemmOverlapMethod;
+  const auto ring = [&](const char* gemm) { return sim::GemmOverlap{gemm, M::RING_EXCHANGE, s.tp, share, runs}; };
+  const auto pipe = [&](const char* gemm) { return sim::GemmOverlap{gemm, M::PIPELINE, kPipelineSplits, share, runs}; };
+  const auto bulk = [&](const char* gemm) { return sim::GemmOverlap{gemm, M::BULK, 1, share, runs}; };
+  std::vector<sim::GemmOverlap> forward = {ring("qkv"), pipe("out_proj"), ring("fc1"), pipe("fc2")};
+  std::vector<sim::GemmOverlap> pairs   = forward;
+  for (const auto& b : {ring("fc2.dgrad"), bulk("fc1.dgrad"), bulk("fc1.wgrad"), ring("out_proj.dgrad"),
+                        bulk("qkv.dgrad"), bulk("qkv.wgrad")})
+    pairs.push_back(b);
+  if (s.recompute == sim::Recompute::FULL)
+    pairs.insert(pairs.end(), forward.begin(), forward.end());
+  return pairs;
 }
 
 /// A workload with an architecture. Where this differs from the closed form, and why:
@@ -56,10 +87,14 @@ void add_architecture_work(sim::PhasePlan& phase, const sim::StepShape& s, const
   const std::uint64_t per_layer = sim::kTpAllReducesPerLayer + (s.recompute == sim::Recompute::FULL ? 2 : 0) +
                                   (s.sequence_parallel ? 1 : 0);
   const std::uint64_t all_reduces = per_layer * stage_layers + (s.pp == 1 ? 2 : 1);
-  const std::uint64_t per_micro_batch = all_reduces * sim::tp_all_reduce_bytes(arch, s.micro_batch, s.seq_len);
-  phase.ops.insert(phase.ops.begin(), collective("tensor-parallel activations", sim::Collective::ALL_REDUCE,
-                                                 sim::GroupKind::TENSOR_PARALLEL, per_micro_batch * steps,
-                                                 /*synchronisation=*/false));
+  const std::uint64_t all_reduce      = sim::tp_all_reduce_bytes(arch, s.micro_batch, s.seq_len);
+  const std::uint64_t per_micro_batch = all_reduces * all_reduce;
+  auto op = collective("tensor-parallel activations", sim::Collective::ALL_REDUCE, sim::GroupKind::TENSOR_PARALLEL,
+                       per_micro_batch * steps, /*synchronisation=*/false);
+  if (s.tp_overlap && s.sequence_parallel) // the embedding's and output layer's all-reduces stay exposed
+    op.beside_gemms = tp_overlap_pairs(s, stage_layers * steps, 0.5 * static_cast<double>(all_reduce) /
+                                                                    static_cast<double>(per_micro_batch * steps));
+  phase.ops.insert(phase.ops.begin(), std::move(op));
 }
 } // namespace
 

@@ -91,8 +91,10 @@ void print_table(const SimulationReport& r)
                            table_width())
               << "\n";
   if (cfg.overlap)
-    std::cout << wrap_text("overlap: " + *cfg.overlap + "; tensor-parallel, expert-parallel and compressed collectives "
-                           "stay on the critical path (docs/overlap.md)", table_width()) << "\n";
+    std::cout << wrap_text("overlap: " + *cfg.overlap + (cfg.tp_overlap ? "; expert-parallel" : "; tensor-parallel, expert-parallel") +
+                               " and compressed collectives stay on the critical path (docs/overlap.md)",
+                           table_width())
+              << "\n";
   if (cfg.stragglers)
     std::cout << fmt::format("stragglers: compute {:.4g}x the uniform cluster's; the average GPU waits {:.4g} s per step "
                              "for the slowest\n",

@@ -132,6 +132,8 @@ AdviseCandidates advise_candidates(const AdviseRequest& in, const sim::Workload&
           if (!(z >= 2 && c.pp > 1))
             zeros.push_back(z);
       const auto vpps = vpp_for(work.layers, c.pp, !pipe, in.vpp);
+      // --tp-overlap applies to the splits with tensor parallelism; a tp-1 split runs without it (nothing to overlap).
+      req.tp_overlap = c.tp > 1 ? out.shape.tp_overlap : std::nullopt;
       for (const auto& z : zeros)
         for (const int v : vpps) {
           req.zero = z;

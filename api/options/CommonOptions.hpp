@@ -43,8 +43,8 @@ std::vector<typename OptionTable<Target>::Line> long_run_lines(const std::string
   return lines;
 }
 
-/// --gpus (required), --global-batch and --micro-batch, and --tp / --pp / --vpp when `parallelism`, read into the
-/// SimulateRequest that `path` (member pointers from the target) leads to.
+/// --gpus (required), --global-batch and --micro-batch, --tp / --pp / --vpp when `parallelism`, and --tp-overlap, read
+/// into the SimulateRequest that `path` (member pointers from the target) leads to.
 template <class Target, class... Path>
 std::vector<typename OptionTable<Target>::Line> shape_lines(bool parallelism, Path... path)
 {
@@ -68,6 +68,13 @@ std::vector<typename OptionTable<Target>::Line> shape_lines(bool parallelism, Pa
              .value("v"),
          into(path..., &SimulateRequest::vpp)},
     });
+  // Megatron-Core's --tp-comm-overlap (docs/overlap.md); advise runs every split it tries with it where tp > 1.
+  lines.push_back({on_off_option("tp-overlap", "overlap the tensor-parallel all-gathers and reduce-scatters with their "
+                                               "GEMMs, as Megatron-Core's --tp-comm-overlap (needs tp > 1 and "
+                                               "sequence parallelism); the bare flag is on; default: the workload's")
+                       .value("on|off")
+                       .bare("on"),
+                   into(path..., &SimulateRequest::tp_overlap)});
   return lines;
 }
 

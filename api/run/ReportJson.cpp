@@ -67,6 +67,8 @@ json config_json(const RunConfig& c)
     config["vpp"] = c.vpp;
   if (c.zero_stage)
     config["zero_stage"] = *c.zero_stage;
+  if (c.tp_overlap)
+    config["tp_overlap"] = true;
   if (c.overlap)
     config["overlap"] = *c.overlap;
   if (c.stragglers)
@@ -159,6 +161,8 @@ RunConfig read_config(const json& c)
     k.vpp = json_integer<int>(c, "vpp", cw);
   if (c.contains("zero_stage"))
     k.zero_stage = json_integer<int>(c, "zero_stage", cw);
+  if (c.contains("tp_overlap"))
+    k.tp_overlap = json_flag(c, "tp_overlap", cw);
   if (c.contains("overlap"))
     k.overlap = json_text(c, "overlap", cw);
   k.global_batch = json_integer<std::uint64_t>(c, "global_batch", cw);

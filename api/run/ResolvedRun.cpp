@@ -429,8 +429,7 @@ void check_precision(ResolvedRun& r)
   const sim::Topology& topo = r.topo;
   const sim::Workload& work = r.work;
   const sim::StepShape& s   = r.shape;
-  if (!topo.gpu.sustained_flops && topo.gpu.compute &&
-      !work.find_compute(topo.gpu.name, s.micro_batch, s.seq_len, s.tp, topo.software)) {
+  if (sim::priced_per_operator(topo, work, s)) {
     const sim::Precision p = sim::compute_split(topo, work, s).precision;
     if (!topo.gpu.compute->rate(p)) {
       std::string formats;
@@ -441,6 +440,40 @@ void check_precision(ResolvedRun& r)
                                        sim::to_string(p), topo.gpu.name, topo.name, formats));
     }
   }
+}
+
+/// Megatron-Core's tensor-parallel communication overlap: --tp-overlap on|off as given, else the workload's
+/// defaults.tp_overlap where it applies (tp > 1). Asked for, it needs what Megatron and ccsim's model of it need: tp > 1
+/// and sequence parallelism (Megatron asserts both: megatron/training/arguments.py), a dense layer, and GEMM times
+/// from the per-operator model (what each collective hides under). Runs after check_memory, which settles sequence
+/// parallelism and recomputation.
+void resolve_tp_overlap(const SimulateRequest& req, ResolvedRun& r)
+{
+  const sim::Workload& work = r.work;
+  sim::StepShape& s         = r.shape;
+  if (!req.tp_overlap) {
+    s.tp_overlap = work.tp_overlap && s.tp > 1 && sim::priced_per_operator(r.topo, work, s);
+    return;
+  }
+  s.tp_overlap = *req.tp_overlap;
+  if (!s.tp_overlap)
+    return;
+  if (s.tp < 2)
+    throw io::InputError("--tp-overlap", "", fmt::format("overlaps tensor-parallel communication: give --tp >= 2 (the "
+                                                         "run has tp {})", s.tp));
+  if (!work.architecture)
+    throw io::InputError("--tp-overlap", "", fmt::format("needs workload {} to have an architecture block (the GEMMs "
+                                                         "the collectives overlap)", work.name));
+  if (work.architecture->moe())
+    throw io::InputError("--tp-overlap", "", fmt::format("is modelled for dense layers only; {} is a mixture of "
+                                                         "experts", work.name));
+  if (!s.sequence_parallel)
+    throw io::InputError("--tp-overlap", "", fmt::format("needs sequence parallelism, as Megatron does: set "
+                                                         "defaults.sequence_parallel in workload {}", work.name));
+  if (!sim::priced_per_operator(r.topo, work, s))
+    throw io::InputError("--tp-overlap", "", fmt::format("needs each GEMM's time from the per-operator model, but {} "
+                                                         "on {} is priced from a profile or a sustained rate",
+                                                         work.name, r.topo.name));
 }
 
 /// Stragglers: every GPU's compute speed (its node's, times its own) and the random per-step noise.
@@ -475,6 +508,7 @@ ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
   resolve_zero(req, r);
   check_memory(req, r);
   check_precision(r);
+  resolve_tp_overlap(req, r);
   // The plan once the shape is whole: recomputation and sequence parallelism change the tensor-parallel traffic.
   plan_step(req, r);
   draw_stragglers(req, r);

@@ -65,6 +65,9 @@ struct SimulateRequest {
   /// --zero 0|1|2|3 (or --fsdp's names): the ZeRO stage, one the algorithm's descriptor supports; unset: the first it
   /// lists, what it ran before issue 41 (algorithms/AlgorithmDescriptor.hpp).
   std::optional<int> zero;
+  /// --tp-overlap on|off (the bare flag: on): Megatron-Core's tensor-parallel communication overlap with the GEMMs;
+  /// unset: the workload's defaults.tp_overlap where tp > 1.
+  std::optional<bool> tp_overlap;
 };
 
 } // namespace ccsim::api

@@ -35,15 +35,17 @@ PhaseResult phase_result(const sim::PhaseReport& r, double samples)
 }
 
 /// config.overlap: what the step overlaps, or nothing when it overlaps nothing (the papers' systems).
-std::optional<std::string> overlap_description(const sim::OverlapSettings& o)
+std::optional<std::string> overlap_description(const sim::OverlapSettings& o, bool tp_overlap)
 {
   const bool bucketed = o.grad_reduction == sim::GradReduction::BUCKETED;
+  const std::string tp = tp_overlap ? "tensor-parallel all-gathers and reduce-scatters beside their GEMMs" : "";
   if (!bucketed && !o.param_prefetch)
-    return std::nullopt;
+    return tp_overlap ? std::optional<std::string>(tp) : std::nullopt;
   std::string what = bucketed ? "bucketed gradient reduction under the last backward pass" : "";
   if (o.param_prefetch)
     what += std::string(bucketed ? ", " : "") + "weight all-gather prefetched under the first forward pass";
-  return fmt::format("{} ({:g} MB buckets)", what, static_cast<double>(o.bucket_bytes) / 1e6);
+  return fmt::format("{} ({:g} MB buckets){}", what, static_cast<double>(o.bucket_bytes) / 1e6,
+                     tp_overlap ? ", " + tp : "");
 }
 
 /// The GPU's dense FLOP/s for the run's GEMM format (gpu.compute's rate for it); where the GPU's tensor cores have no
@@ -183,7 +185,8 @@ SimulationReport simulate(const ResolvedRun& run)
     c.zero_stage = s.zero_stage;
   if (work.architecture && work.architecture->moe())
     c.ep = s.ep;
-  c.overlap = overlap_description(s.overlap);
+  c.overlap    = overlap_description(s.overlap, s.tp_overlap);
+  c.tp_overlap = s.tp_overlap;
   c.global_batch                = s.global_batch;
   c.batch_rule                  = run.batch_rule;
   c.micro_batch                 = s.micro_batch;

@@ -112,6 +112,7 @@ struct RunConfig {
   std::optional<int> ep; // expert-parallel degree, for a mixture of experts only
   int vpp = 1;           // model chunks per pipeline rank (interleaved 1F1B); written only when > 1
   std::optional<int> zero_stage; // the ZeRO stage; written only when --zero (or --fsdp) chose it
+  bool tp_overlap = false;       // tensor-parallel collectives beside their GEMMs (--tp-overlap); written only when on
   std::uint64_t global_batch = 0;
   std::string batch_rule; // which rule set the batch: the flag, the workload's default, or its run rule
   std::uint64_t micro_batch = 0;

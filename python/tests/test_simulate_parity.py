@@ -7,7 +7,7 @@ import json
 import pytest
 
 import ccsim
-from conftest import cli_json, run_cli, without_wall
+from conftest import REPO, cli_json, run_cli, without_wall
 
 # scripts/compare-outputs.sh's simulate loop: pipeline algorithms on a pipelined GPT-2 XL, sharded ones on GPT 1.3B,
 # the rest on BERT-Large.
@@ -125,3 +125,18 @@ def test_the_overlap_options_map_to_keywords():
         expected = cli_json("simulate", "--topology", "a100x8-ib100", "--gpus", 32, *flags)
         got = ccsim.simulate(topology="a100x8-ib100", gpus=32, **keywords)
         assert without_wall(got.to_dict()) == without_wall(expected), flags
+
+
+def test_tp_overlap_maps_to_a_keyword():
+    """--tp-overlap (Megatron-Core's --tp-comm-overlap) as tp_overlap=True: the command line's document, and less
+    exposed communication than the same run with tp_overlap=False over the same traffic."""
+    workload = str(REPO / "experiments" / "large-scale" / "gpt-22b-selective.json")
+    base = ["simulate", "--topology", "h100x8-ib400x8", "--workload", workload, "--algorithm", "megatron-dp",
+            "--gpus", 8]
+    expected = cli_json(*base, "--tp-overlap")
+    on = ccsim.simulate("h100x8-ib400x8", workload, "megatron-dp", 8, tp_overlap=True)
+    off = ccsim.simulate("h100x8-ib400x8", workload, "megatron-dp", 8, tp_overlap=False)
+    assert without_wall(on.to_dict()) == without_wall(expected)
+    assert on.config.tp_overlap is True
+    assert on.breakdown.comm_s == pytest.approx(off.breakdown.comm_s, rel=1e-9)
+    assert on.breakdown.exposed_comm_s < off.breakdown.exposed_comm_s

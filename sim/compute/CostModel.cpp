@@ -69,6 +69,13 @@ ComputeSplit compute_split(const Topology& topo, const Workload& workload, const
   return split;
 }
 
+bool priced_per_operator(const Topology& topo, const Workload& workload, const StepShape& shape)
+{
+  const auto seq = static_cast<int>(shape.seq_len > 0 ? shape.seq_len : workload.seq_len);
+  return !topo.gpu.sustained_flops && topo.gpu.compute &&
+         !workload.find_compute(topo.gpu.name, shape.micro_batch, seq, shape.tp, topo.software);
+}
+
 ComputeTimes compute_times(const Topology& topo, const Workload& workload, const StepShape& shape)
 {
   const ComputeSplit split = compute_split(topo, workload, shape);

@@ -32,6 +32,10 @@ struct ComputeTimes {
 /// forward FLOPs where the time is not per operator).
 ComputeTimes compute_times(const Topology& topo, const Workload& workload, const StepShape& shape);
 
+/// Whether compute_times prices this run per operator (no profile of the workload for it, no sustained rate in the
+/// topology, a compute block for the GPU): only then does it know each GEMM's time.
+bool priced_per_operator(const Topology& topo, const Workload& workload, const StepShape& shape);
+
 /// The per-operator model's inputs for this run: the GEMMs' format (the workload's defaults.precision, else the GPU's
 /// 16-bit one), the split and the recomputation mode.
 ComputeSplit compute_split(const Topology& topo, const Workload& workload, const StepShape& shape);

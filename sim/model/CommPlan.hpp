@@ -45,6 +45,28 @@ enum class Algo { AUTO, RING, HIERARCHICAL, DIRECT, TREE, NVLS, NVLS_TREE };
 /// Where a per-layer collective (CommOp::per_layer) runs: NONE, it is not one; else under which pass.
 enum class LayerPass { NONE, FORWARD, BACKWARD };
 
+/// How a tensor-parallel collective runs beside the GEMM that produces or consumes it under Megatron-Core's
+/// --tp-comm-overlap (Transformer Engine's userbuffers: transformer_engine/pytorch/module/base.py, initialize_ub, whose
+/// default methods put qkv_fprop, fc1_fprop, proj_dgrad and fc2_dgrad on "ring_exchange", proj_fprop and fc2_fprop on
+/// "pipeline" and qkv_dgrad, qkv_wgrad, fc1_dgrad and fc1_wgrad on "bulk"). The exposed time of each is a closed form
+/// of the collective's and the GEMM's times (sim/layout/GemmOverlap.hpp).
+enum class GemmOverlapMethod {
+  RING_EXCHANGE, // an all-gather as tp point-to-point steps, the GEMM on each chunk as it arrives (the local one first)
+  PIPELINE,      // the GEMM in chunks, each chunk's reduce-scatter beside the next chunk's GEMM
+  BULK,          // the whole collective beside a whole GEMM that does not depend on it
+};
+
+/// One tensor-parallel collective of a layer and the GEMM it overlaps (CommOp::beside_gemms).
+struct GemmOverlap {
+  std::string gemm{}; // the per-operator model's GEMM (sim/compute/TransformerOps.hpp): "qkv", "fc2.dgrad", ...
+  GemmOverlapMethod method = GemmOverlapMethod::BULK;
+  int chunks = 1;   // RING_EXCHANGE: tp; PIPELINE: the GEMM's splits; BULK: 1
+  /// One run's share of the op's time: its bytes over the op's (an all-gather or reduce-scatter of a layer's
+  /// activations moves half an all-reduce's).
+  double share = 0;
+  std::uint64_t runs = 0; // per step: the stage's layers x micro-batches
+};
+
 struct CommOp {
   std::string label;          // e.g. "allreduce gradients"; named in breakdowns and --links reports
   Collective collective;
@@ -64,6 +86,11 @@ struct CommOp {
   /// compute (sim/layout/OverlapSchedule.hpp, layered_pass_s): each layer's weights gathered one layer ahead of its
   /// compute, each layer's gradients reduced once its backward produced them.
   LayerPass per_layer = LayerPass::NONE;
+  /// Megatron-Core's tensor-parallel communication overlap (--tp-comm-overlap): the layers' collectives of this op,
+  /// each beside its GEMM. The op is timed whole on the cluster once; each listed collective takes its share of that
+  /// time and exposes only what its GEMM cannot hide; the rest of the op (not listed: the embedding's and the output
+  /// layer's all-reduces) stays exposed in full. Empty: none of it overlaps.
+  std::vector<GemmOverlap> beside_gemms{};
 };
 
 /// A compression kernel on every GPU; cost = bytes / (the GPU's GB/s for that kernel).
@@ -152,24 +179,31 @@ struct StepShape {
   Recompute recompute = Recompute::NONE;
   /// Megatron's sequence parallelism (Korthikanti §4.2.2; the workload's defaults.sequence_parallel, with tp > 1).
   bool sequence_parallel = false;
+  /// Megatron-Core's --tp-comm-overlap (needs tp > 1 and sequence parallelism): each layer's tensor-parallel
+  /// all-gathers and reduce-scatters run beside the GEMMs that consume or produce them (CommOp::beside_gemms).
+  bool tp_overlap = false;
   /// The ZeRO stage (Rajbhandari et al. 2020 §5): 1 shards the optimizer state over dp, 2 the gradients too (reduced
   /// every micro-batch), 3 the weights too (gathered per layer in every forward and backward pass); 0 none.
   int zero_stage = 0;
 };
 
-/// Whether `op` runs hidden under compute in a step of `shape`: a per-layer collective of ZeRO-3, a flagged gradient
-/// reduction with bucketed overlap, or a flagged weight all-gather with parameter prefetch.
+/// Whether `op` runs hidden under compute in a step of `shape`: a per-layer collective of ZeRO-3, tensor-parallel
+/// collectives beside their GEMMs, a flagged gradient reduction with bucketed overlap, or a flagged weight all-gather
+/// with parameter prefetch.
 inline bool hidden_under_compute(const CommOp& op, const StepShape& shape)
 {
-  return op.per_layer != LayerPass::NONE ||
+  return op.per_layer != LayerPass::NONE || !op.beside_gemms.empty() ||
          (op.overlap_backward && shape.overlap.grad_reduction == GradReduction::BUCKETED) ||
          (op.prefetch_forward && shape.overlap.param_prefetch);
 }
 
-/// The bucket size a hidden op runs in: one layer's share of it for a per-layer collective (the model's layers on this
-/// rank), else the run's bucket size (OverlapSettings::bucket_bytes).
+/// The bucket size a hidden op runs in: the whole op for collectives beside GEMMs (timed once, shared out by bytes), one
+/// layer's share of it for a per-layer collective (the model's layers on this rank), else the run's bucket size
+/// (OverlapSettings::bucket_bytes).
 inline std::uint64_t hidden_bucket_bytes(const CommOp& op, const StepShape& shape)
 {
+  if (!op.beside_gemms.empty())
+    return std::max<std::uint64_t>(1, op.bytes);
   if (op.per_layer == LayerPass::NONE)
     return shape.overlap.bucket_bytes;
   const auto layers = static_cast<std::uint64_t>(std::max(1, shape.layers / std::max(1, shape.pp)));

@@ -82,6 +82,13 @@ void read_architecture_defaults(const io::JsonObject& root, const std::optional<
   w.sequence_parallel = d->boolean_or("sequence_parallel", false);
   if (w.sequence_parallel && !arch)
     d->fail_at("sequence_parallel", "needs an architecture block (the activation formula it changes)");
+  // Megatron refuses --tp-comm-overlap without sequence parallelism (megatron/training/arguments.py): the overlapped
+  // collectives are its all-gathers and reduce-scatters.
+  w.tp_overlap = d->boolean_or("tp_overlap", false);
+  if (w.tp_overlap && !w.sequence_parallel)
+    d->fail_at("tp_overlap", "overlaps sequence parallelism's all-gathers and reduce-scatters: needs sequence_parallel: true");
+  if (w.tp_overlap && moe)
+    d->fail_at("tp_overlap", "is modelled for dense layers only (a mixture's experts run grouped GEMMs)");
   if (d->has("precision"))
     w.precision = parse_precision(d->choice("precision", {"tf32", "fp16", "bf16", "fp8"}));
   w.recompute = *parse_recompute(d->choice_or("recompute", {"none", "selective", "full"}, "none"));
@@ -171,7 +178,7 @@ Workload workload_from_json(const nlohmann::json& doc, const std::string& path)
   }
   if (const auto d = root.object_if("defaults")) {
     d->allow_only({"global_batch", "micro_batch", "tp", "pp", "vpp", "micro_batches", "grad_accumulation", "ep",
-                   "sequence_parallel", "precision", "recompute", "zero"});
+                   "sequence_parallel", "tp_overlap", "precision", "recompute", "zero"});
     w.global_batch  = static_cast<std::uint64_t>(d->integer_in_or("global_batch", io::range::kBatch, 0));
     w.grad_accumulation = static_cast<int>(d->integer_in_or("grad_accumulation", io::range::kMicroBatches, 0));
     w.micro_batch   = static_cast<std::uint64_t>(d->integer_in_or("micro_batch", io::range::kBatch, 0));

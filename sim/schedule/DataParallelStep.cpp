@@ -46,7 +46,8 @@ void run_data_parallel_compute(StepContext& c, int phase_index, PhaseReport& r)
   record_micro_batches(c, compute0, accum, f, b);
   record_hidden_spans(c, phase_index, t0, compute0 + (accum - 1) * (f + b) + f);
   sg4::this_actor::sleep_for((accum - 1) * (f + b) + f);
-  sg4::this_actor::sleep_for(b + exposure.after_backward_s);
+  // What the tensor-parallel collectives beside their GEMMs leave exposed lengthens the passes; one sleep holds it.
+  sg4::this_actor::sleep_for(b + exposure.after_backward_s + exposure.beside_gemms_s);
   sample_links(c, "compute");
   r.exposed_comm_s += exposure.total();
 }

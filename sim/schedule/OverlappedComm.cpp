@@ -2,6 +2,7 @@
 // per phase from their bucket schedule.
 #include "sim/schedule/OverlappedComm.hpp"
 
+#include "sim/layout/GemmOverlap.hpp"
 #include "sim/step/PhaseOps.hpp"
 #include "sim/step/TraceRecording.hpp"
 
@@ -95,6 +96,11 @@ HiddenExposure charge_hidden_ops(StepContext& c, int phase_index, double forward
     r.comm_s += t;
     if (comm.synchronisation)
       r.allreduce_s += t;
+    if (!comm.beside_gemms.empty()) { // timed whole, shared out over its layers' collectives (GemmOverlap.hpp)
+      const double scale = c.nominal.forward_s > 0 ? c.compute.forward_s / c.nominal.forward_s : 1;
+      out.beside_gemms_s += beside_gemms_exposed_s(c.compute, scale, comm, t);
+      continue;
+    }
     if (comm.per_layer != LayerPass::NONE) {
       layered              = true;
       const double layer_s = h.timing.total_s() / static_cast<double>(std::max<std::uint64_t>(1, h.timing.buckets.count()));
@@ -134,11 +140,12 @@ void record_hidden_spans(StepContext& c, int phase_index, double forward_start_s
     const bool reduction = (comm.overlap_backward && c.shape.overlap.grad_reduction == GradReduction::BUCKETED) ||
                            comm.per_layer == LayerPass::BACKWARD;
     const double start   = reduction ? backward_start_s : forward_start_s;
-    span_all(c, fmt::format("{} ({} buckets, under {})", comm.label, h.timing.buckets.count(),
-                            comm.per_layer != LayerPass::NONE ? (reduction ? "every backward" : "every forward")
-                            : reduction                       ? "the last backward"
-                                                              : "the first forward"),
-             "collective (hidden)", start, start + h.timing.total_s(), /*lane=*/1);
+    const std::string under = !comm.beside_gemms.empty()         ? "beside the GEMMs of every pass"
+                              : comm.per_layer != LayerPass::NONE ? (reduction ? "under every backward" : "under every forward")
+                              : reduction                       ? "under the last backward"
+                                                                : "under the first forward";
+    span_all(c, fmt::format("{} ({} buckets, {})", comm.label, h.timing.buckets.count(), under), "collective (hidden)",
+             start, start + h.timing.total_s(), /*lane=*/1);
   }
 }
 

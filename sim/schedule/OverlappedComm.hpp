@@ -15,12 +15,14 @@ namespace ccsim::sim {
 /// is measured from its own start).
 void measure_hidden_ops(StepContext& c);
 
-/// What one phase's hidden ops leave exposed: seconds before the first forward pass (weights not yet prefetched) and
-/// after the last backward pass (gradients not yet reduced).
+/// What one phase's hidden ops leave exposed: seconds before the first forward pass (weights not yet prefetched),
+/// after the last backward pass (gradients not yet reduced), and inside the passes (tensor-parallel collectives that
+/// outlast the GEMMs beside them, summed over the step's layers and micro-batches).
 struct HiddenExposure {
   double before_forward_s = 0;
   double after_backward_s = 0;
-  double total() const { return before_forward_s + after_backward_s; }
+  double beside_gemms_s   = 0;
+  double total() const { return before_forward_s + after_backward_s + beside_gemms_s; }
 };
 
 /// Charges phase `phase_index`'s hidden ops under a forward pass of forward_s and a backward pass of backward_s:

@@ -116,3 +116,54 @@ TEST_CASE("MemoryFootprint: expert parallelism shards Mixtral's experts but not 
   CHECK(m.gradients_bytes == 4 * 7242780672.0);
   CHECK(m.optimizer_bytes == Approx(12 * 46702792704.0 / 64).epsilon(1e-15));
 }
+
+TEST_CASE("ModelParallelWork: --tp-overlap pairs each layer's 10 all-gathers and reduce-scatters with their GEMMs",
+          "[algorithms]")
+{
+  // Korthikanti's 22B GPT (48 layers) at tp 8 with sequence parallelism, one stage, 2 micro-batches: 5 all-reduces'
+  // bytes per layer (4, plus the backward re-gather of QKV's and FC1's inputs) and 2 more (embedding, output head),
+  // 242 per micro-batch. With the overlap, each layer's traffic is 10 collectives of half an all-reduce, each beside a
+  // GEMM (Transformer Engine's initialize_ub): share 1/2 / (242 x 2) of the op, 48 x 2 runs per step; the embedding's
+  // and output head's 2 all-reduces are listed nowhere.
+  auto w = sim::load_workload(std::string(CCSIM_SOURCE_DIR) + "/experiments/large-scale/gpt-22b-selective.json");
+  auto s = shape_of(w, 1, 8, 1, 1, 4, 2);
+  s.sequence_parallel = true;
+  s.tp_overlap        = true;
+  sim::PhasePlan phase;
+  algorithms::add_model_parallel_work(phase, s);
+  const auto op = only_collective(phase, sim::Collective::ALL_REDUCE, sim::GroupKind::TENSOR_PARALLEL);
+  CHECK(op.bytes == 242ull * 2 * 2048 * 4 * 6144 * 2);
+  REQUIRE(op.beside_gemms.size() == 10);
+  double listed = 0;
+  for (const auto& g : op.beside_gemms) {
+    CHECK(g.runs == 48u * 2);
+    CHECK(g.share == Approx(0.5 / (242 * 2)).epsilon(1e-12));
+    CHECK(g.chunks == (g.method == sim::GemmOverlapMethod::RING_EXCHANGE ? 8 : g.method == sim::GemmOverlapMethod::PIPELINE ? 4 : 1));
+    listed += g.share * static_cast<double>(g.runs);
+  }
+  CHECK(listed == Approx(240.0 / 242).epsilon(1e-12));
+  // Forward: all-gathers into QKV and FC1 (ring exchange), reduce-scatters out of the projection and FC2 (pipeline).
+  CHECK(op.beside_gemms[0].gemm == "qkv");
+  CHECK(op.beside_gemms[0].method == sim::GemmOverlapMethod::RING_EXCHANGE);
+  CHECK(op.beside_gemms[1].gemm == "out_proj");
+  CHECK(op.beside_gemms[1].method == sim::GemmOverlapMethod::PIPELINE);
+  CHECK(op.beside_gemms[9].gemm == "qkv.wgrad");
+  CHECK(op.beside_gemms[9].method == sim::GemmOverlapMethod::BULK);
+
+  // Full recomputation runs the forward's four again: 7 all-reduces' bytes per layer, 338 per micro-batch, 14 pairs.
+  s.recompute = sim::Recompute::FULL;
+  sim::PhasePlan recomputing;
+  algorithms::add_model_parallel_work(recomputing, s);
+  const auto again = only_collective(recomputing, sim::Collective::ALL_REDUCE, sim::GroupKind::TENSOR_PARALLEL);
+  CHECK(again.bytes == 338ull * 2 * 2048 * 4 * 6144 * 2);
+  REQUIRE(again.beside_gemms.size() == 14);
+  CHECK(again.beside_gemms[10].gemm == "qkv");
+  CHECK(again.beside_gemms[13].gemm == "fc2");
+
+  // Without sequence parallelism there are no all-gathers and reduce-scatters to overlap.
+  s.sequence_parallel = false;
+  s.recompute         = sim::Recompute::NONE;
+  sim::PhasePlan plain;
+  algorithms::add_model_parallel_work(plain, s);
+  CHECK(only_collective(plain, sim::Collective::ALL_REDUCE, sim::GroupKind::TENSOR_PARALLEL).beside_gemms.empty());
+}

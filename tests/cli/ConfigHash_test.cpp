@@ -39,6 +39,15 @@ TEST_CASE("ConfigHash: equal requests hash equal and any field or the preset fil
   b = a;
   b.fidelity = "exact";
   CHECK(api::config_hash(b) != base);
+  // --tp-overlap enters only when given (a result stored before the option keeps its hash); on and off differ.
+  b            = a;
+  b.tp_overlap = true;
+  const auto on = api::config_hash(b);
+  CHECK(on != base);
+  b.tp_overlap = false;
+  CHECK(api::config_hash(b) != on);
+  CHECK(api::config_hash(b) != base);
+  CHECK(!api::resolved_request(a).contains("tp_overlap"));
 
   // The hash covers what the name points at: the same name, edited file content, a different hash. (The content is
   // read once per name in a process, as one run of an experiment sees it; a second file stands for the edit here.)
