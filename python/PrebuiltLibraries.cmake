@@ -15,10 +15,11 @@ function(ccsim_find_prebuilt_libraries)
     return()
   endif()
   get_filename_component(dir "${CCSIM_PREBUILT_DIR}" ABSOLUTE BASE_DIR "${CMAKE_SOURCE_DIR}")
-  set(fallback "compiling the libraries here (run scripts/setup.sh first to reuse its build)")
+  set(fallback "compiling the libraries here")
   set(manifest "${dir}/ccsim-libraries.cmake")
   if(NOT EXISTS "${manifest}")
-    message(STATUS "ccsim: no prebuilt libraries in ${dir} (no ccsim-libraries.cmake): ${fallback}")
+    message(STATUS "ccsim: no prebuilt libraries in ${dir} (no ccsim-libraries.cmake; scripts/setup.sh writes it): "
+                   "${fallback}")
     return()
   endif()
   include("${manifest}")
@@ -44,8 +45,8 @@ function(ccsim_find_prebuilt_libraries)
       set(why "it was built from ${source_there}, not ${source_here}")
     elseif(NOT compiler_there STREQUAL compiler_here
            OR NOT CCSIM_PREBUILT_COMPILER_ID STREQUAL "${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}")
-      set(why "its compiler is ${compiler_there} (${CCSIM_PREBUILT_COMPILER_ID}), this build's ${compiler_here} "
-              "(${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION})")
+      set(why "its compiler is ${compiler_there} (${CCSIM_PREBUILT_COMPILER_ID}), this build's ${compiler_here} ")
+      string(APPEND why "(${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION})")
     elseif(NOT CCSIM_PREBUILT_BUILD_TYPE STREQUAL CMAKE_BUILD_TYPE)
       set(why "it is a ${CCSIM_PREBUILT_BUILD_TYPE} build, this one ${CMAKE_BUILD_TYPE}")
     elseif(NOT CCSIM_PREBUILT_CXX_FLAGS STREQUAL flags)
@@ -65,11 +66,11 @@ function(ccsim_find_prebuilt_libraries)
   endif()
   message(STATUS "ccsim: bringing the libraries of ${dir} up to date (cmake --build ${dir} --target ccsim_libraries)")
   execute_process(COMMAND "${CMAKE_COMMAND}" --build "${dir}" --target ccsim_libraries --parallel ${jobs}
-                  RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE output)
+                  RESULT_VARIABLE status)
   if(NOT status EQUAL 0)
-    message(FATAL_ERROR "ccsim: building the libraries in ${dir} failed (status ${status}):\n${output}\n"
-                        "Fix the error (`cmake --build ${dir}` shows it again), or compile everything in the Python "
-                        "build: pip install . -Ccmake.define.CCSIM_PREBUILT_DIR=")
+    message(FATAL_ERROR "ccsim: building the libraries in ${dir} failed (status ${status}; its output is above). Fix "
+                        "the error, or compile everything in the Python build: "
+                        "pip install . -Ccmake.define.CCSIM_PREBUILT_DIR=")
   endif()
   include("${manifest}") # again: that build may have reconfigured itself (a CMakeLists.txt changed)
   foreach(lib IN LISTS CCSIM_PREBUILT_LIBRARIES)
