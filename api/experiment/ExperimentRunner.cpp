@@ -9,10 +9,6 @@
 
 #include <fmt/format.h>
 
-#ifdef CCSIM_HAVE_MPI
-#include <mpi.h>
-#endif
-
 namespace ccsim::api {
 
 namespace {
@@ -28,7 +24,6 @@ PointResult point_result(const TaskResult& task)
   return r;
 }
 
-#ifdef CCSIM_HAVE_MPI
 /// What a rank sends rank 0 for one point: the report's JSON, {"error", "error_kind"}, or null (not run).
 nlohmann::json point_json(const PointResult& r)
 {
@@ -50,7 +45,6 @@ PointResult point_from_json(const nlohmann::json& j)
   }
   return r;
 }
-#endif
 } // namespace
 
 std::string describe_point(const Experiment& e, std::size_t index)
@@ -97,7 +91,6 @@ RunOutcome run_points(const Experiment& e, const RunnerOptions& opt)
                                 simulation_task([&e](std::size_t i) -> const SimulateRequest& { return e.points[i].request; }),
                                 pool);
   out.stopped = outcome.stopped;
-#ifdef CCSIM_HAVE_MPI
   // After a signal the ranks stop on their own, not together (mpirun may signal one rank only): no collective call
   // that could wait forever. Their finished points are in their rank logs. A time limit stops every rank, each by its
   // own clock, so they all reach the gather.
@@ -108,27 +101,11 @@ RunOutcome run_points(const Experiment& e, const RunnerOptions& opt)
     nlohmann::json payload = nlohmann::json::array(); // [[index, answer], ...]
     for (auto i : mine)
       payload.push_back({i, point_json(results[i])});
-    const std::string text = io::dump_json(payload);
-    int length             = static_cast<int>(text.size());
-    std::vector<int> lengths(size), offsets(size);
-    MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-    std::string all;
-    if (rank == 0) {
-      int total = 0;
-      for (int r = 0; r < size; ++r)
-        offsets[r] = total, total += lengths[r];
-      all.resize(static_cast<std::size_t>(total));
-    }
-    MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-      for (int r = 1; r < size; ++r) {
-        const auto part = nlohmann::json::parse(all.substr(static_cast<std::size_t>(offsets[r]),
-                                                           static_cast<std::size_t>(lengths[r])));
-        for (const auto& item : part)
-          results[item[0].get<std::size_t>()] = point_from_json(item[1]);
-      }
+    const auto parts = mpi_gather_at_rank0(io::dump_json(payload));
+    for (std::size_t r = 1; r < parts.size(); ++r)
+      for (const auto& item : nlohmann::json::parse(parts[r]))
+        results[item[0].get<std::size_t>()] = point_from_json(item[1]);
   }
-#endif
   return out;
 }
 

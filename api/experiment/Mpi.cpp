@@ -9,6 +9,7 @@
 
 namespace ccsim::api {
 
+#ifdef CCSIM_HAVE_MPI
 namespace {
 bool g_mpi_initialised = false;
 
@@ -17,6 +18,7 @@ bool launched_by_mpirun()
   return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr;
 }
 } // namespace
+#endif
 
 bool mpi_active()
 {
@@ -76,6 +78,33 @@ bool mpi_rank0_flag(bool value)
   }
 #endif
   return value;
+}
+
+std::vector<std::string> mpi_gather_at_rank0(const std::string& text)
+{
+#ifdef CCSIM_HAVE_MPI
+  const int size = mpi_size();
+  if (size > 1) {
+    const int rank = mpi_rank();
+    int length     = static_cast<int>(text.size());
+    std::vector<int> lengths(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));
+    MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    std::string all;
+    if (rank == 0) {
+      int total = 0;
+      for (int r = 0; r < size; ++r)
+        offsets[r] = total, total += lengths[r];
+      all.resize(static_cast<std::size_t>(total));
+    }
+    MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
+    std::vector<std::string> parts;
+    if (rank == 0)
+      for (int r = 0; r < size; ++r)
+        parts.push_back(all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
+    return parts;
+  }
+#endif
+  return {text};
 }
 
 } // namespace ccsim::api
