@@ -87,6 +87,8 @@ nlohmann::json resolved_request(const SimulateRequest& r)
     doc["memory_headroom_gb"] = *r.memory_headroom_gb;
   if (r.zero)
     doc["zero"] = *r.zero;
+  if (r.cp)
+    doc["cp"] = *r.cp;
   return doc;
 }
 

@@ -125,3 +125,16 @@ def test_the_overlap_options_map_to_keywords():
         expected = cli_json("simulate", "--topology", "a100x8-ib100", "--gpus", 32, *flags)
         got = ccsim.simulate(topology="a100x8-ib100", gpus=32, **keywords)
         assert without_wall(got.to_dict()) == without_wall(expected), flags
+
+
+def test_cp_keyword_equals_the_command_lines_cp_flag():
+    # Context parallelism as a keyword: the same run as `--cp 2`, its config saying cp 2 and dp = 16 / (tp x cp).
+    args = ["simulate", "--topology", "h100x8-ib400x8", "--workload", "llama3-8b", "--algorithm", "megatron-dp",
+            "--gpus", 16, "--tp", 1, "--cp", 2]
+    expected = cli_json(*args)
+    got = ccsim.simulate(topology="h100x8-ib400x8", workload="llama3-8b", algorithm="megatron-dp", gpus=16, tp=1,
+                         cp=2)
+    assert without_wall(got.to_dict()) == without_wall(expected)
+    assert got.config.cp == 2 and got.config.dp == 8
+    with pytest.raises(ccsim.InputError, match="cp: 3: sequence length 8192"):
+        ccsim.simulate(topology="h100x8-ib400x8", workload="llama3-8b", algorithm="megatron-dp", gpus=24, cp=3)

@@ -51,6 +51,7 @@ struct Workload {
   int tp = 1;
   int pp = 1;
   int vpp = 1;                   // defaults.vpp: model chunks per pipeline rank (interleaved 1F1B; StepShape::vpp)
+  int cp = 1;                    // defaults.cp: context-parallel degree (ring attention; StepShape::cp)
   int micro_batches = 0;         // pipeline micro-batches per step (AQ-SGD); 0 = derived from batches
   /// A run rule instead of a fixed global batch: the batch grows with data parallelism, global = dp x micro_batch x
   /// grad_accumulation (SDP4Bit's throughput runs: accumulation 1, Appendix B). 0 = the fixed global_batch.
