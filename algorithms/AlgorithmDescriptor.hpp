@@ -69,6 +69,11 @@ struct AlgorithmDescriptor {
   /// weight differences need the whole previous model (qWD: 1 and 2).
   Parallelism parallelism = Parallelism::DATA_PARALLEL;
   std::vector<int> zero_stages;
+  /// Whether it runs context parallelism (`--cp` > 1; StepShape::cp): its plan sizes every data-parallel collective
+  /// and shard for the dp x cp ranks that reduce gradients together (StepShape::grad_group(); Megatron-Core reduces
+  /// over the data-parallel group with context parallelism). Its model-parallel work (ring attention's K/V exchange)
+  /// is add_model_parallel_work's. A pipeline algorithm (GPipe without tensor parallelism) cannot declare it.
+  bool context_parallel = false;
 
   /// simulate: its communication plan; null for an algorithm that only trains (sgd).
   std::shared_ptr<const PlanAlgorithm> plan;

@@ -14,7 +14,9 @@ MemoryFootprint memory_footprint(const PlanAlgorithm& algorithm, const sim::Work
   MemoryFootprint m;
   // Parameters on one rank: its tp x pp slice, and with expert parallelism 1/ep of a mixture's experts.
   const double psi = work.params_held(shape.ep) / (shape.tp * shape.pp);
-  const double dp  = shape.dp;
+  // The ranks a sharded optimizer shards over: data and context parallelism together (Megatron-Core's distributed
+  // optimizer uses the data-parallel group with context parallelism), dp x cp.
+  const double dp  = shape.grad_group();
   if (algorithm.parallelism() == Parallelism::SHARDED_DATA_PARALLEL) {
     // Megatron's distributed optimizer: bf16 weights, an fp32 gradient buffer (the fp32 reduce-scatter), fp32 master
     // weights and both moments sharded over dp (12 bytes / dp per parameter). An expert's states are sharded over
@@ -57,7 +59,11 @@ MemoryFootprint memory_footprint(const PlanAlgorithm& algorithm, const sim::Work
   // FlashAttention, MoE, sequence parallelism); the papers' GPT, BERT and Swin layers keep eq. 2.
   const auto& arch = work.architecture;
   const bool sp    = work.sequence_parallel;
-  const auto seq   = static_cast<std::int64_t>(s);
+  // Context parallelism: each rank holds seq_len / cp tokens of every sequence, and with FlashAttention (which context
+  // parallelism needs) everything a layer stores is linear in its tokens: Transformer Engine keeps the rank's own Q,
+  // output and one K,V block (context_parallel.py saves q, kv, out). A cp split therefore divides the activations by
+  // cp; the unfused layer of eq. 2 below never runs with cp > 1 (resolve_run refuses it).
+  const auto seq   = static_cast<std::int64_t>(s) / std::max(1, shape.cp);
   // Selective recomputation (Korthikanti §5) stores what a FlashAttention layer stores: no score matrices.
   auto stored = arch;
   if (stored && work.recompute == sim::Recompute::SELECTIVE)
@@ -76,13 +82,14 @@ MemoryFootprint memory_footprint(const PlanAlgorithm& algorithm, const sim::Work
                            : algorithm.parallelism() == Parallelism::PIPELINE ? micro_batches
                                                                               : std::min<double>(shape.pp, micro_batches) * interleaved;
   // The last stage's fp32 logits for the loss: 4·s·b·V / t (Korthikanti et al. §4.3), when the vocabulary is known.
-  const double logits = work.vocab > 0 ? 4 * s * b * work.vocab / t : 0;
+  const double logits = work.vocab > 0 ? 4 * (s / std::max(1, shape.cp)) * b * work.vocab / t : 0;
   m.activations_bytes           = per_layer * layers * in_flight + logits;
   m.activations_recompute_bytes = kept_per_layer * layers * in_flight + per_layer + logits;
   m.activations_note =
-      fmt::format("{} layers x {} micro-batch(es) in flight{}, {}", layers,
+      fmt::format("{} layers x {} micro-batch(es) in flight{}{}, {}", layers,
                   in_flight == std::floor(in_flight) ? fmt::format("{}", in_flight) : fmt::format("{:.4g}", in_flight),
                   interleaved > 1 ? fmt::format(" (interleaved, {} chunks per stage)", shape.vpp) : "",
+                  shape.cp > 1 ? fmt::format(", {} tokens per sequence (context parallel {})", seq, shape.cp) : "",
                   !arch ? "Korthikanti et al. 2022 eq. 2"
                         : fmt::format("Korthikanti et al. 2022 eq. 2 adapted to the architecture ({}{})",
                                       arch->flash_attention                       ? "FlashAttention"

@@ -4,6 +4,7 @@
 #include "algorithms/PlanHelpers.hpp"
 
 #include <vector>
+#include <algorithm>
 
 namespace ccsim::algorithms {
 
@@ -62,18 +63,37 @@ std::vector<sim::GemmOverlap> tp_overlap_pairs(const sim::StepShape& s, std::uin
 ///   whole from every rank;
 /// - a mixture of experts adds the expert-parallel all-to-alls;
 /// - full recomputation repeats the forward's two all-reduces per layer, and sequence parallelism re-gathers two
-///   inputs per layer in backward (one all-reduce's bytes).
+///   inputs per layer in backward (one all-reduce's bytes);
+/// - with context parallelism (cp > 1) every rank holds seq_len / cp tokens of each sequence, so its tensor-parallel,
+///   pipeline and expert-parallel messages carry those, and each layer's attention exchanges K and V around the cp
+///   ring (sim::RingAttention).
 void add_architecture_work(sim::PhasePlan& phase, const sim::StepShape& s, const sim::TransformerArchitecture& arch)
 {
   const std::uint64_t stage_layers = (static_cast<std::uint64_t>(s.layers) + s.pp - 1) / s.pp;
   const std::uint64_t steps        = static_cast<std::uint64_t>(s.grad_accumulation);
+  const std::int64_t local_seq     = s.seq_len / std::max(1, s.cp); // this rank's tokens of each sequence
+  if (s.cp > 1) {
+    // Ring attention (Transformer Engine's p2p context parallelism; sim/model/CommPlan.hpp, RingAttention): rank i
+    // sends to i + 1 in its CONTEXT_PARALLEL group. Recomputation of either kind reruns the attention's forward
+    // (selective: the attention core is exactly what Megatron checkpoints), its exchange included.
+    sim::RingAttention ring;
+    ring.kv_block_bytes = sim::cp_kv_block_bytes(arch, s.micro_batch, s.seq_len, s.tp, s.cp);
+    ring.cp             = s.cp;
+    ring.layers         = stage_layers;
+    ring.micro_batches  = steps;
+    ring.recompute      = s.recompute != sim::Recompute::NONE;
+    sim::CommOp op = collective("context-parallel K,V ring (attention)", sim::Collective::SEND_RECV,
+                                sim::GroupKind::CONTEXT_PARALLEL, ring.bytes_per_step(), /*synchronisation=*/false);
+    op.ring        = ring;
+    phase.ops.insert(phase.ops.begin(), op);
+  }
   if (s.pp > 1 && !phase.pipeline) {
-    const std::uint64_t boundary = sim::pp_boundary_bytes(arch, s.micro_batch, s.seq_len) / s.tp;
+    const std::uint64_t boundary = sim::pp_boundary_bytes(arch, s.micro_batch, local_seq) / s.tp;
     phase.pipeline               = sim::PipelineComm{boundary, boundary, {}};
   }
   if (s.ep > 1 && arch.moe()) {
     const std::uint64_t per_micro_batch =
-        sim::kMoeAllToAllsPerLayer * stage_layers * sim::moe_all_to_all_bytes(arch, s.micro_batch, s.seq_len);
+        sim::kMoeAllToAllsPerLayer * stage_layers * sim::moe_all_to_all_bytes(arch, s.micro_batch, local_seq);
     phase.ops.insert(phase.ops.begin(), collective("expert-parallel all-to-all (dispatch, combine)",
                                                    sim::Collective::ALL_TO_ALL, sim::GroupKind::EXPERT_PARALLEL,
                                                    per_micro_batch * steps, /*synchronisation=*/false));
@@ -87,7 +107,7 @@ void add_architecture_work(sim::PhasePlan& phase, const sim::StepShape& s, const
   const std::uint64_t per_layer = sim::kTpAllReducesPerLayer + (s.recompute == sim::Recompute::FULL ? 2 : 0) +
                                   (s.sequence_parallel ? 1 : 0);
   const std::uint64_t all_reduces = per_layer * stage_layers + (s.pp == 1 ? 2 : 1);
-  const std::uint64_t all_reduce      = sim::tp_all_reduce_bytes(arch, s.micro_batch, s.seq_len);
+  const std::uint64_t all_reduce      = sim::tp_all_reduce_bytes(arch, s.micro_batch, local_seq);
   const std::uint64_t per_micro_batch = all_reduces * all_reduce;
   auto op = collective("tensor-parallel activations", sim::Collective::ALL_REDUCE, sim::GroupKind::TENSOR_PARALLEL,
                        per_micro_batch * steps, /*synchronisation=*/false);

@@ -15,6 +15,9 @@ namespace ccsim::algorithms {
 ///   activations. The data-parallel ops follow the flush.
 /// - Expert parallelism (ep > 1, a mixture of experts): per MoE layer and micro-batch, dispatch and combine forward
 ///   and their gradients backward, 4 all-to-alls among the ep ranks.
+/// - Context parallelism (cp > 1, an architecture only): ring attention's K,V exchange in every layer
+///   (sim::RingAttention, one CommOp the engine runs beside the attention), and every other message at seq_len / cp
+///   tokens per rank.
 /// A workload described by its architecture takes every size from sim/model/TransformerArchitecture.hpp; the papers'
 /// workloads keep the GPT closed forms (4·layers/pp·b·s·h·2 and b·s·h·2 bytes).
 void add_model_parallel_work(sim::PhasePlan& phase, const sim::StepShape& shape);

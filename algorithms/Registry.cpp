@@ -46,6 +46,8 @@ void check_descriptor(const AlgorithmDescriptor& d, const std::deque<AlgorithmDe
   for (const int stage : d.zero_stages)
     if (stage < 0 || stage > 3 || (stage > 0 && d.parallelism != Parallelism::SHARDED_DATA_PARALLEL))
       fail("ZeRO stage " + std::to_string(stage) + " is not one its plan can run");
+  if (d.context_parallel && d.parallelism == Parallelism::PIPELINE)
+    fail("a pipeline plan does not run context parallelism");
   for (std::size_t i = 0; i < d.train_params.size(); ++i) {
     const ParamSpec& p = d.train_params[i];
     for (std::size_t j = 0; j < i; ++j)

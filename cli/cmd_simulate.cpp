@@ -56,6 +56,7 @@ void print_table(const SimulationReport& r)
                                      "accum.), {} network at {:.3g} Gbit/s per node",
                                      cfg.algorithm, cfg.workload, cfg.topology, r.fidelity, cfg.gpus, cfg.dp, cfg.tp,
                                      cfg.pp, (cfg.vpp > 1 ? fmt::format(" (vpp {})", cfg.vpp) : "") +
+                                                 (cfg.cp > 1 ? fmt::format(" x cp {}", cfg.cp) : "") +
                                                  (cfg.ep ? fmt::format(" (ep {})", *cfg.ep) : "") +
                                                  (cfg.zero_stage ? fmt::format(", ZeRO-{}", *cfg.zero_stage) : ""),
                                      cfg.global_batch,

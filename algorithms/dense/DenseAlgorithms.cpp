@@ -23,6 +23,8 @@ AlgorithmDescriptor dense(std::string name, std::string description)
   d.plan        = std::make_shared<DensePlan>(d.name, d.name);
   d.optimizer   = make_dense;
   d.zero_stages = {0}; // every GPU keeps the whole optimizer state (ZeRO over them is not modelled)
+  // Its all-reduce's bytes per rank do not depend on the group's size, which with context parallelism is dp x cp.
+  d.context_parallel = true;
   return d;
 }
 } // namespace

@@ -23,6 +23,9 @@ AlgorithmDescriptor sharded(std::string name, WeightComm weights, GradComm grads
   // 1: Megatron's distributed optimizer (fp32 gradient buffer whole, state sharded), what these ran before issue 41;
   // 2: gradients sharded too; 3: weights too (ZeRO-3 / FSDP), except for qWD (below).
   d.zero_stages  = {1, 2, 3};
+  // Context parallelism: ShardedPlan shards and reduces over the dp x cp gradient group (Megatron's distributed
+  // optimizer uses the data-parallel group with context parallelism).
+  d.context_parallel = true;
   d.plan         = std::make_shared<ShardedPlan>(d.name, weights, grads);
   d.train_loop   = [weights, grads](const TrainConfig& c) { return train_sharded(c, weights, grads); };
   d.train_params = {train_keys::lr(), train_keys::weight_decay(), gpus_per_node()};

@@ -179,7 +179,8 @@ sim::StepPlan ShardedPlan::plan(const sim::StepShape& s, const ParamValues& p) c
   const auto wg          = static_cast<std::size_t>(checked(p, "weight_group", 8, 1e9));
   const auto gg          = static_cast<std::size_t>(checked(p, "grad_group", 8, 1e9));
   const std::size_t n    = s.params_per_rank; // this rank's model slice (tp·pp split); sharded over dp below
-  const auto dp          = static_cast<std::uint64_t>(s.dp);
+  // "dp" here is the gradient group: data and context parallelism together (dp x cp; StepShape::grad_group).
+  const auto dp          = static_cast<std::uint64_t>(s.grad_group());
   const auto g           = static_cast<std::uint64_t>(std::max(1, s.dp_per_node)); // DP peers inside a node
   sim::PhasePlan phase{"sharded", 1.0, {}, std::nullopt};
   auto& ops = phase.ops;

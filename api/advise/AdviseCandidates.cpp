@@ -93,6 +93,8 @@ AdviseCandidates advise_candidates(const AdviseRequest& in, const sim::Workload&
   out.shape            = in.shape;
   if (out.search && out.shape.micro_batch)
     throw io::InputError("--micro-batch", "", "--search chooses the micro-batch: give one or the other");
+  if (out.search && out.shape.cp.value_or(1) > 1) // its splits are dp x tp x pp (api/advise/ShapeSearch.hpp)
+    throw io::InputError("--cp", "", "--search does not search context parallelism: give --cp without --search");
   out.filtered    = !in.tp.empty() || !in.pp.empty();
   const auto topo = out.search || out.filtered ? load_topology(in.topology) : sim::Topology{};
   if (out.filtered)

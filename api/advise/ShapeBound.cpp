@@ -30,7 +30,7 @@ double nic_lower_bound_s(const ResolvedRun& run, const sim::PhasePlan& phase)
       in[static_cast<std::size_t>(dst / gpn)] += bytes;
     }
   };
-  const sim::RankLayout layout{s.dp, s.tp, s.pp, gpn, s.ep};
+  const sim::RankLayout layout{s.dp, s.tp, s.pp, gpn, s.ep, s.cp};
   for (const auto& op : phase.ops) {
     const auto* comm = std::get_if<sim::CommOp>(&op);
     if (comm == nullptr || (phase.pipeline && comm->overlap_backward))

@@ -89,6 +89,8 @@ nlohmann::json resolved_request(const SimulateRequest& r)
     doc["zero"] = *r.zero;
   if (r.tp_overlap)
     doc["tp_overlap"] = *r.tp_overlap;
+  if (r.cp)
+    doc["cp"] = *r.cp;
   return doc;
 }
 

@@ -22,7 +22,7 @@ const std::vector<std::string> CONFIG_KEYS = {"topology", "workload", "algorithm
                                               "micro_batch", "tp",     "pp",             "bandwidth_gbps",
                                               "latency_us",  "network_model", "fidelity", "params",
                                               "straggler_cv", "straggler_seed", "vpp", "recompute",
-                                              "memory_headroom_gb", "zero", "tp_overlap"};
+                                              "memory_headroom_gb", "zero", "tp_overlap", "cp"};
 
 /// A topology or workload given as a relative path is a file beside the experiment: resolved against `base_dir` (the
 /// experiment file's folder; none for a document held in memory, whose paths resolve against the working directory).
@@ -71,9 +71,10 @@ void apply_key(const io::JsonObject& obj, const std::string& key, SimulateReques
     const double v = obj.number_in(key, key == "bandwidth_gbps" ? io::range::kLinkGbps : io::range::kLatencyUs);
     (key == "bandwidth_gbps" ? req.bandwidth_gbps : req.latency_us) = v;
     axes[key] = v;
-  } else if (key == "vpp") {
-    req.vpp   = static_cast<int>(obj.integer_in(key, io::range::kParallelDegree));
-    axes[key] = *req.vpp;
+  } else if (key == "vpp" || key == "cp") {
+    auto& v   = key == "vpp" ? req.vpp : req.cp;
+    v         = static_cast<int>(obj.integer_in(key, io::range::kParallelDegree));
+    axes[key] = *v;
   } else if (key == "recompute") {
     req.recompute = obj.choice(key, {"none", "selective", "full"});
     axes[key]     = *req.recompute;

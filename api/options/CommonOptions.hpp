@@ -43,8 +43,9 @@ std::vector<typename OptionTable<Target>::Line> long_run_lines(const std::string
   return lines;
 }
 
-/// --gpus (required), --global-batch and --micro-batch, --tp / --pp / --vpp when `parallelism`, and --tp-overlap, read
-/// into the SimulateRequest that `path` (member pointers from the target) leads to.
+/// --gpus (required), --global-batch and --micro-batch, --cp, --tp / --pp / --vpp when `parallelism`, and
+/// --tp-overlap, read into the SimulateRequest that `path` (member pointers from the target) leads to. --cp is a given
+/// value in both simulate and advise (advise's --search does not search it).
 template <class Target, class... Path>
 std::vector<typename OptionTable<Target>::Line> shape_lines(bool parallelism, Path... path)
 {
@@ -55,6 +56,11 @@ std::vector<typename OptionTable<Target>::Line> shape_lines(bool parallelism, Pa
        into(path..., &SimulateRequest::global_batch)},
       {integer_option("micro-batch", r::kBatch, "samples per GPU per micro-batch (default: the workload's)").value("b"),
        into(path..., &SimulateRequest::micro_batch)},
+      {integer_option("cp", r::kParallelDegree,
+                      "context-parallel degree: each sequence split over cp GPUs, ring attention's K/V exchange per "
+                      "layer (Megatron-Core --context-parallel-size; default: the workload's, else 1)")
+           .value("c"),
+       into(path..., &SimulateRequest::cp)},
   };
   if (parallelism)
     append(lines, {

@@ -140,7 +140,11 @@ std::string check_report(const SimulationReport& r)
     return fmt::format("config: gpus {}, dp {}, tp {}, pp {}, micro_batch {}, grad_accumulation {} and global_batch "
                        "{} must all be at least 1",
                        k.gpus, k.dp, k.tp, k.pp, k.micro_batch, k.grad_accumulation, k.global_batch);
-  if (static_cast<long long>(k.dp) * k.tp * k.pp != k.gpus)
+  if (k.cp < 1)
+    return fmt::format("config.cp {} must be at least 1", k.cp);
+  if (k.cp > 1 && static_cast<long long>(k.dp) * k.tp * k.cp * k.pp != k.gpus)
+    return fmt::format("config.gpus {} is not dp x tp x cp x pp = {} x {} x {} x {}", k.gpus, k.dp, k.tp, k.cp, k.pp);
+  if (k.cp == 1 && static_cast<long long>(k.dp) * k.tp * k.pp != k.gpus)
     return fmt::format("config.gpus {} is not dp x tp x pp = {} x {} x {}", k.gpus, k.dp, k.tp, k.pp);
   if (static_cast<double>(k.global_batch) !=
       static_cast<double>(k.dp) * static_cast<double>(k.micro_batch) * k.grad_accumulation)

@@ -65,6 +65,8 @@ json config_json(const RunConfig& c)
     config["ep"] = *c.ep;
   if (c.vpp > 1)
     config["vpp"] = c.vpp;
+  if (c.cp > 1)
+    config["cp"] = c.cp;
   if (c.zero_stage)
     config["zero_stage"] = *c.zero_stage;
   if (c.tp_overlap)
@@ -159,6 +161,8 @@ RunConfig read_config(const json& c)
     k.ep = json_integer<int>(c, "ep", cw);
   if (c.contains("vpp"))
     k.vpp = json_integer<int>(c, "vpp", cw);
+  if (c.contains("cp"))
+    k.cp = json_integer<int>(c, "cp", cw);
   if (c.contains("zero_stage"))
     k.zero_stage = json_integer<int>(c, "zero_stage", cw);
   if (c.contains("tp_overlap"))

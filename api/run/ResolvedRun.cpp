@@ -110,6 +110,61 @@ int resolve_vpp(const SimulateRequest& req, const sim::Workload& work, const alg
                                                 work.layers, work.name, pp, vpp));
 }
 
+/// The context-parallel degree: --cp as given, else the workload's defaults.cp (an error names whichever set it).
+/// Context parallelism splits each sequence over cp ranks with ring attention (sim/model/CommPlan.hpp, RingAttention):
+/// it needs the architecture's attention heads and Transformer Engine's fused attention (FlashAttention), and an
+/// algorithm whose plan reduces and shards over the dp x cp gradient group (its descriptor's context_parallel).
+int resolve_cp(const SimulateRequest& req, const sim::Workload& work, const algorithms::PlanAlgorithm& algo)
+{
+  const int cp = req.cp ? static_cast<int>(io::check_range(*req.cp, io::range::kParallelDegree, /*integer=*/true, "--cp"))
+                        : work.cp;
+  if (cp == 1)
+    return 1;
+  const auto fail = [&](const std::string& what) {
+    if (req.cp)
+      throw io::InputError("--cp", "", fmt::format("{}: {}", cp, what));
+    throw io::InputError(work.path, "/defaults/cp", fmt::format("{}: {}", cp, what));
+  };
+  if (!work.architecture)
+    fail(fmt::format("context parallelism needs workload {} to have an architecture block (the attention it splits)",
+                     work.name));
+  if (!work.architecture->flash_attention)
+    fail(fmt::format("context parallelism runs in Transformer Engine's fused attention, but workload {} sets "
+                     "architecture.flash_attention false", work.name));
+  const auto& d = algorithms::algorithm_named(algo.name());
+  if (!d.context_parallel) {
+    std::string able;
+    for (const auto* a : algorithms::plan_algorithms())
+      if (algorithms::algorithm_named(a->name()).context_parallel)
+        able += (able.empty() ? "" : ", ") + a->name();
+    fail(fmt::format("{} does not run context parallelism (algorithms that do: {})", d.name, able));
+  }
+  return cp;
+}
+
+/// The sequence checks of context parallelism, once the shape has its sequence: Megatron-Core splits each sequence
+/// into 2 cp chunks (rank i holds chunks i and 2cp - 1 - i, which balances the causal work), and with sequence
+/// parallelism each rank's share is split tp ways again, so seq_len must divide by 2 cp (x tp with sequence
+/// parallelism). Expert parallelism with it is not modelled.
+void check_context_parallel(const SimulateRequest& req, const sim::Workload& work, const sim::StepShape& s)
+{
+  if (s.cp == 1)
+    return;
+  const auto fail = [&](const std::string& what) {
+    if (req.cp)
+      throw io::InputError("--cp", "", fmt::format("{}: {}", s.cp, what));
+    throw io::InputError(work.path, "/defaults/cp", fmt::format("{}: {}", s.cp, what));
+  };
+  const bool sp        = work.sequence_parallel && s.tp > 1;
+  const std::int64_t n = 2ll * s.cp * (sp ? s.tp : 1);
+  if (s.seq_len % n != 0)
+    fail(fmt::format("sequence length {} of {} is not divisible by 2 x cp{} = {} (Megatron-Core splits each sequence "
+                     "into 2 cp chunks{})",
+                     s.seq_len, work.name, sp ? " x tp" : "", n, sp ? ", and sequence parallelism each share tp ways" : ""));
+  if (s.ep > 1)
+    fail(fmt::format("context parallelism with expert parallelism (ep {}) is not modelled", s.ep));
+}
+
 /// What --param sets besides the algorithm's own parameters: the run's expert-parallel degree and the workload's
 /// sequence length and micro-batch count.
 struct ShapeParams {
@@ -226,6 +281,15 @@ void resolve_split(const SimulateRequest& req, const ShapeParams& given, Resolve
   s.pp   = req.pp.value_or(work.pp);
   if (algo->parallelism() != algorithms::Parallelism::PIPELINE && !req.pp)
     s.pp = std::min(s.pp, req.gpus);
+  s.cp = resolve_cp(req, work, *algo);
+  if (s.cp > 1) { // the GPUs are tp x cp x pp x dp (Megatron-Core's order tp-cp-dp-pp; sim/layout/RankLayout.hpp)
+    if (static_cast<std::int64_t>(s.tp) * s.cp * s.pp > req.gpus)
+      throw io::InputError("--cp", "", fmt::format("tp x cp x pp = {} x {} x {} needs more than the {} GPUs", s.tp,
+                                                   s.cp, s.pp, req.gpus));
+    if (req.gpus % (s.tp * s.cp * s.pp) != 0)
+      throw io::InputError("--gpus", "", fmt::format("{} GPUs are not divisible by tp x cp x pp = {} x {} x {}",
+                                                     req.gpus, s.tp, s.cp, s.pp));
+  }
   if (static_cast<std::int64_t>(s.tp) * s.pp > req.gpus)
     throw io::InputError(req.tp ? "--tp" : "--pp", "", fmt::format("tp x pp = {} x {} needs more than the {} GPUs",
                                                                    s.tp, s.pp, req.gpus));
@@ -233,7 +297,7 @@ void resolve_split(const SimulateRequest& req, const ShapeParams& given, Resolve
     throw io::InputError("--gpus", "", fmt::format("{} GPUs are not divisible by tp x pp = {} x {}", req.gpus, s.tp, s.pp));
   if (algo->parallelism() == algorithms::Parallelism::PIPELINE && s.pp < 2)
     throw io::InputError("--pp", "", fmt::format("{} is a pipeline algorithm: it needs --pp >= 2", req.algorithm));
-  s.dp            = req.gpus / (s.tp * s.pp);
+  s.dp            = req.gpus / (s.tp * s.cp * s.pp);
   s.vpp           = resolve_vpp(req, work, *algo, s.pp);
   s.gpus_per_node = topo.gpus_per_node;
   s.nodes         = (req.gpus + topo.gpus_per_node - 1) / topo.gpus_per_node;
@@ -242,7 +306,7 @@ void resolve_split(const SimulateRequest& req, const ShapeParams& given, Resolve
   // degree dividing both it and dp), and to tensor parallelism and the pipeline algorithms, which expert parallelism
   // is not modelled with. An explicit --param ep is checked as given. config.ep reports the degree simulated.
   s.ep = expert_parallel.value_or(
-      s.tp > 1 || algo->parallelism() == algorithms::Parallelism::PIPELINE ? 1 : std::gcd(work.ep, s.dp));
+      s.tp > 1 || s.cp > 1 || algo->parallelism() == algorithms::Parallelism::PIPELINE ? 1 : std::gcd(work.ep, s.dp));
   check_expert_parallel(s, work, *algo);
   s.params_per_rank = static_cast<std::uint64_t>(work.params_held(s.ep)) / static_cast<std::uint64_t>(s.tp * s.pp);
   s.architecture  = work.architecture;
@@ -253,6 +317,7 @@ void resolve_split(const SimulateRequest& req, const ShapeParams& given, Resolve
   s.grad_bytes    = work.grad_bytes;
   s.merge_node_pairs = fidelity == sim::Fidelity::FAST && topo.node_pair_flows_mergeable();
   s.overlap          = overlap_settings(req, work);
+  check_context_parallel(req, work, s);
 }
 
 /// The global batch (and the rule that set it), the micro-batch and the accumulation.
@@ -294,8 +359,9 @@ void resolve_batch(const SimulateRequest& req, const ShapeParams& given, Resolve
                                      s.global_batch, dp, s.micro_batch));
   s.grad_accumulation = static_cast<int>(s.global_batch / (dp * s.micro_batch));
   {
+    // The gradient group's peers on the first node: its dp x cp replicas, tp ranks apart (sim/layout/RankLayout.hpp).
     std::map<int, int> per_node;
-    for (int d = 0; d < s.dp; ++d)
+    for (int d = 0; d < s.grad_group(); ++d)
       per_node[(d * s.tp) / topo.gpus_per_node]++;
     s.dp_per_node = per_node.begin()->second;
   }
@@ -385,23 +451,24 @@ void check_memory(const SimulateRequest& req, ResolvedRun& r)
                                        *topo.gpu.memory_bytes / 1e9));
   }
   r.memory_fit = judge_memory(need_plain, need_recompute, topo.gpu.memory_bytes, headroom);
+  const std::string cp_text = s.cp > 1 ? fmt::format(" cp {}", s.cp) : "";
   if (topo.gpu.memory_bytes) {
     const double cap = *topo.gpu.memory_bytes;
     if (r.memory_fit.verdict == MemoryVerdict::FITS_WITH_RECOMPUTATION && recompute_none && !req.allow_oom)
       throw io::InputError(
           "--recompute", "",
-          fmt::format("none: {} on {} with tp {} pp {} dp {} needs {:.1f} GB per GPU without activation recomputation "
+          fmt::format("none: {} on {} with tp {} pp {}{} dp {} needs {:.1f} GB per GPU without activation recomputation "
                       "but the GPU has {:.1f} GB for it ({:.0f} GB less {:.3g} GB headroom): recompute, raise --tp or "
                       "--pp, or pass --allow-oom",
-                      algo->name(), work.name, s.tp, s.pp, s.dp, need_plain / 1e9, (cap - headroom) / 1e9, cap / 1e9,
+                      algo->name(), work.name, s.tp, s.pp, cp_text, s.dp, need_plain / 1e9, (cap - headroom) / 1e9, cap / 1e9,
                       headroom / 1e9));
     if (r.memory_fit.verdict == MemoryVerdict::DOES_NOT_FIT && !req.allow_oom)
       throw io::InputError(
           r.topology_file, "/gpu/memory_gb",
-          fmt::format("{} on {} with tp {} pp {} dp {} needs {:.1f} GB per GPU even with activation recomputation "
+          fmt::format("{} on {} with tp {} pp {}{} dp {} needs {:.1f} GB per GPU even with activation recomputation "
                       "(weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, compression buffers {:.1f}, activations "
                       "{:.1f}) but the GPU has {:.0f} GB{}: raise --tp or --pp{}, or pass --allow-oom",
-                      algo->name(), work.name, s.tp, s.pp, s.dp, need_recompute / 1e9, mem.weights_bytes / 1e9,
+                      algo->name(), work.name, s.tp, s.pp, cp_text, s.dp, need_recompute / 1e9, mem.weights_bytes / 1e9,
                       mem.gradients_bytes / 1e9, mem.optimizer_bytes / 1e9, mem.compression_bytes / 1e9,
                       mem.activations_recompute_bytes / 1e9, cap / 1e9,
                       headroom > 0 ? fmt::format(" less {:.3g} GB headroom", headroom / 1e9) : "",

@@ -41,6 +41,7 @@ struct SimulateRequest {
   std::optional<int> tp;
   std::optional<int> pp;
   std::optional<int> vpp;                   // --vpp: model chunks per pipeline rank (interleaved 1F1B)
+  std::optional<int> cp;                    // --cp: context-parallel degree (ring attention over the sequence)
   std::optional<double> bandwidth_gbps;     // overrides the inter-node bandwidth
   std::optional<double> latency_us;         // overrides the inter-node latency
   std::optional<std::string> network_model; // "rdma" | "tcp": overrides the topology's choice

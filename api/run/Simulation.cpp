@@ -99,8 +99,9 @@ ModelResult model_result(const sim::Workload& work, const sim::StepShape& s)
   m.flops_per_sample_causal       = flops.causal * seq;
   m.flops_per_sample_full         = flops.full * seq;
   m.flops_per_sample_no_attention = flops.no_attention * seq;
-  m.activation_bytes_per_layer =
-      sim::activation_bytes_per_layer(arch, s.micro_batch, s.seq_len, s.tp, work.sequence_parallel);
+  // Per GPU: a context-parallel rank holds seq_len / cp tokens of each sequence (algorithms/MemoryFootprint.cpp).
+  m.activation_bytes_per_layer = sim::activation_bytes_per_layer(arch, s.micro_batch, s.seq_len / std::max(1, s.cp),
+                                                                 s.tp, work.sequence_parallel);
   return m;
 }
 } // namespace
@@ -181,6 +182,7 @@ SimulationReport simulate(const ResolvedRun& run)
   c.tp                          = s.tp;
   c.pp                          = s.pp;
   c.vpp                         = s.vpp;
+  c.cp                          = s.cp;
   if (run.zero_given)
     c.zero_stage = s.zero_stage;
   if (work.architecture && work.architecture->moe())

@@ -111,6 +111,7 @@ struct RunConfig {
   int gpus = 0, nodes = 0, dp = 0, tp = 0, pp = 0;
   std::optional<int> ep; // expert-parallel degree, for a mixture of experts only
   int vpp = 1;           // model chunks per pipeline rank (interleaved 1F1B); written only when > 1
+  int cp = 1;            // context-parallel degree (gpus = dp x tp x cp x pp); written only when > 1
   std::optional<int> zero_stage; // the ZeRO stage; written only when --zero (or --fsdp) chose it
   bool tp_overlap = false;       // tensor-parallel collectives beside their GEMMs (--tp-overlap); written only when on
   std::uint64_t global_batch = 0;

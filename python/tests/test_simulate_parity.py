@@ -140,3 +140,16 @@ def test_tp_overlap_maps_to_a_keyword():
     assert on.config.tp_overlap is True
     assert on.breakdown.comm_s == pytest.approx(off.breakdown.comm_s, rel=1e-9)
     assert on.breakdown.exposed_comm_s < off.breakdown.exposed_comm_s
+
+
+def test_cp_keyword_equals_the_command_lines_cp_flag():
+    # Context parallelism as a keyword: the same run as `--cp 2`, its config saying cp 2 and dp = 16 / (tp x cp).
+    args = ["simulate", "--topology", "h100x8-ib400x8", "--workload", "llama3-8b", "--algorithm", "megatron-dp",
+            "--gpus", 16, "--tp", 1, "--cp", 2]
+    expected = cli_json(*args)
+    got = ccsim.simulate(topology="h100x8-ib400x8", workload="llama3-8b", algorithm="megatron-dp", gpus=16, tp=1,
+                         cp=2)
+    assert without_wall(got.to_dict()) == without_wall(expected)
+    assert got.config.cp == 2 and got.config.dp == 8
+    with pytest.raises(ccsim.InputError, match="cp: 3: sequence length 8192"):
+        ccsim.simulate(topology="h100x8-ib400x8", workload="llama3-8b", algorithm="megatron-dp", gpus=24, cp=3)

@@ -42,7 +42,7 @@ std::uint64_t bucketed_messages(const CommOp& op, const StepShape& shape, const 
 
 RankLayout layout_of(const StepShape& shape)
 {
-  return RankLayout{shape.dp, shape.tp, shape.pp, shape.gpus_per_node, shape.ep};
+  return RankLayout{shape.dp, shape.tp, shape.pp, shape.gpus_per_node, shape.ep, shape.cp};
 }
 } // namespace
 
@@ -52,12 +52,18 @@ std::uint64_t planned_messages(const StepPlan& plan, const StepShape& shape, Fid
   std::uint64_t n         = 0;
   for (const auto& phase : plan.phases) {
     for (const auto& op : phase.ops)
-      if (const auto* comm = std::get_if<CommOp>(&op))
+      if (const auto* comm = std::get_if<CommOp>(&op)) {
+        if (comm->ring) { // context parallelism's ring: its rounds, each a send/recv of one or two blocks
+          n += (comm->ring->one_block_rounds() + comm->ring->two_block_rounds()) *
+               collective_messages(*comm, layout, fidelity, shape.merge_node_pairs, topo, comm->ring->kv_block_bytes);
+          continue;
+        }
         n += hidden_under_compute(*comm, shape)
                  ? bucketed_messages(*comm, shape, layout, fidelity, topo)
                  : collective_messages(*comm, layout, fidelity, shape.merge_node_pairs, topo);
+      }
     if (phase.pipeline) {
-      const auto chains = static_cast<std::uint64_t>(layout.dp) * static_cast<std::uint64_t>(layout.tp);
+      const auto chains = static_cast<std::uint64_t>(layout.replicas()) * static_cast<std::uint64_t>(layout.tp);
       const auto m      = static_cast<std::uint64_t>(std::max(1, shape.grad_accumulation));
       n += chains * 2 * static_cast<std::uint64_t>(layout.pp - 1) * m;
     }

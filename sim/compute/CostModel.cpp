@@ -62,6 +62,7 @@ ComputeSplit compute_split(const Topology& topo, const Workload& workload, const
   split.seq_len           = shape.seq_len > 0 ? shape.seq_len : workload.seq_len;
   split.tp                = shape.tp;
   split.sequence_parallel = workload.sequence_parallel && shape.tp > 1;
+  split.cp                = std::max(1, shape.cp);
   split.ep                = shape.ep;
   split.recompute         = shape.recompute;
   split.precision         = workload.precision.value_or(topo.gpu.compute ? topo.gpu.compute->default_precision()
@@ -72,15 +73,19 @@ ComputeSplit compute_split(const Topology& topo, const Workload& workload, const
 bool priced_per_operator(const Topology& topo, const Workload& workload, const StepShape& shape)
 {
   const auto seq = static_cast<int>(shape.seq_len > 0 ? shape.seq_len : workload.seq_len);
+  // A profile measured whole sequences on each GPU: a context-parallel split is priced from the model (compute_times).
   return !topo.gpu.sustained_flops && topo.gpu.compute &&
-         !workload.find_compute(topo.gpu.name, shape.micro_batch, seq, shape.tp, topo.software);
+         (shape.cp > 1 || !workload.find_compute(topo.gpu.name, shape.micro_batch, seq, shape.tp, topo.software));
 }
 
 ComputeTimes compute_times(const Topology& topo, const Workload& workload, const StepShape& shape)
 {
   const ComputeSplit split = compute_split(topo, workload, shape);
   const int seq            = static_cast<int>(split.seq_len);
-  if (const auto p = workload.find_compute(topo.gpu.name, shape.micro_batch, seq, shape.tp, topo.software)) {
+  // A profile measured whole sequences on each GPU: a context-parallel split is priced from the model instead.
+  const auto p = split.cp > 1 ? std::nullopt
+                              : workload.find_compute(topo.gpu.name, shape.micro_batch, seq, shape.tp, topo.software);
+  if (p) {
     // A profile with pp stages gives one stage's time; spread the whole model over this run's stages.
     const double stages = static_cast<double>(p->pp) / shape.pp;
     const double forward = p->forward_s * stages;
@@ -90,11 +95,18 @@ ComputeTimes compute_times(const Topology& topo, const Workload& workload, const
   if (topo.gpu.sustained_flops) {
     // The topology's one rate for every FLOP: model FLOPs over it; backward costs twice the forward.
     const double flops   = workload.flops_per_sample_at(seq) * static_cast<double>(shape.micro_batch);
-    const double seconds = flops / (*topo.gpu.sustained_flops * shape.tp * shape.pp);
-    return {seconds / 3, 2 * seconds / 3, seconds / 3 * recompute_share(workload, split, workload.layers),
-            fmt::format("flops: {:.3g} FLOP/sample at {:.3g} TFLOP/s sustained", workload.flops_per_sample,
-                        *topo.gpu.sustained_flops / 1e12),
-            std::nullopt, split.precision};
+    const double seconds = flops / (*topo.gpu.sustained_flops * shape.tp * shape.pp * split.cp);
+    ComputeTimes t{seconds / 3, 2 * seconds / 3, seconds / 3 * recompute_share(workload, split, workload.layers),
+                   fmt::format("flops: {:.3g} FLOP/sample at {:.3g} TFLOP/s sustained", workload.flops_per_sample,
+                               *topo.gpu.sustained_flops / 1e12),
+                   std::nullopt, split.precision};
+    if (workload.architecture) { // the attention kernels' FLOPs at the same rate (the ring runs beside them)
+      for (const OpSpec& op : layer_ops(*workload.architecture, split))
+        if (op.kind == OpKind::ATTENTION)
+          (op.pass == Pass::FORWARD ? t.attention_forward_s : t.attention_backward_s) +=
+              op.pass == Pass::RECOMPUTE ? 0 : op.flops / *topo.gpu.sustained_flops;
+    }
+    return t;
   }
   // Per operator: the slowest pipeline stage's kernels. A workload without an architecture is priced as GPT layers
   // of its sizes and scaled to its own FLOP count.
@@ -106,6 +118,9 @@ ComputeTimes compute_times(const Topology& topo, const Workload& workload, const
   t.forward_s   = stage.forward_s * scale;
   t.backward_s  = stage.backward_s * scale;
   t.recompute_s = stage.recompute_s * scale;
+  for (const PricedOp& op : model.layer.ops)
+    if (op.op.kind == OpKind::ATTENTION && op.op.pass != Pass::RECOMPUTE)
+      (op.op.pass == Pass::FORWARD ? t.attention_forward_s : t.attention_backward_s) += op.cost.seconds * scale;
   t.precision   = split.precision;
   t.source      = fmt::format("operators: {} GEMMs, stage {} of {} ({} layers{}{}), recompute {}{}", to_string(split.precision),
                               stage.stage + 1, shape.pp, stage.layers, stage.stage == 0 ? ", embedding" : "",

@@ -23,6 +23,11 @@ struct ComputeTimes {
   /// The per-operator model's account of the micro-batch (one layer's kernels, the stages), when it priced the run.
   std::optional<ModelCompute> operators;
   Precision precision = Precision::BF16; // the GEMMs' format (the per-operator model only)
+  /// One layer's attention core on this rank per micro-batch, forward and backward (its queries against the whole
+  /// sequence): context parallelism's K,V ring runs beside its cp steps (sim/model/CommPlan.hpp, RingAttention). From
+  /// the per-operator model's attention kernels, or their FLOPs at the sustained rate; 0 from a profile.
+  double attention_forward_s  = 0;
+  double attention_backward_s = 0;
 };
 
 /// The workload's profile for this GPU, micro-batch, sequence length and tp if there is one; else FLOPs over the

@@ -5,6 +5,7 @@
 #include "sim/schedule/DataParallelStep.hpp"
 #include "sim/schedule/OverlappedComm.hpp"
 #include "sim/step/PhaseOps.hpp"
+#include "sim/step/RingAttentionOps.hpp"
 #include "sim/schedule/PipelineCriticalPath.hpp"
 #include "sim/schedule/PipelineSchedule.hpp"
 #include "sim/step/TraceRecording.hpp"
@@ -23,6 +24,7 @@ namespace ccsim::sim {
 void run_phases(StepContext& c)
 {
   measure_hidden_ops(c);
+  measure_ring_rounds(c);
   for (const auto& phase : c.plan->phases) {
     PhaseReport r;
     r.name          = phase.name;

@@ -58,7 +58,7 @@ void init_context(StepContext& c, const Topology& topo, const StepShape& shape, 
   c.shape      = shape;
   c.fidelity   = fidelity;
   c.platform   = build_platform(topo, shape.gpus);
-  c.layout     = RankLayout{shape.dp, shape.tp, shape.pp, topo.gpus_per_node, shape.ep};
+  c.layout     = RankLayout{shape.dp, shape.tp, shape.pp, topo.gpus_per_node, shape.ep, shape.cp};
   c.lat_factor = latency_factor();
   c.reduce_symmetric = symmetric_rounds_enabled();
 }

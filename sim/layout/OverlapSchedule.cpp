@@ -77,4 +77,21 @@ double layered_pass_s(double pass_s, int layers, double gather_s, double reduce_
   return std::max(compute_end, stream);
 }
 
+RingExposure ring_attention_exposure(int cp, double one_block_s, double two_blocks_s, double attention_forward_s,
+                                     double attention_backward_s, bool recompute)
+{
+  RingExposure out;
+  if (cp < 2)
+    return out;
+  const double forward_step = attention_forward_s / cp, backward_step = attention_backward_s / cp;
+  const auto rounds = [&](double count, double round_s, double step_s) {
+    out.comm_s += count * round_s;
+    out.exposed_s += count * std::max(0.0, round_s - step_s);
+  };
+  rounds((cp - 1) * (recompute ? 2.0 : 1.0), one_block_s, forward_step); // forward (and its recomputation)
+  rounds(2, one_block_s, backward_step);                                 // backward: K,V out, dK,dV home
+  rounds(cp - 2, two_blocks_s, backward_step);                           // backward: K,V with dK,dV
+  return out;
+}
+
 } // namespace ccsim::sim

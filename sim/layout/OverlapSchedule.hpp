@@ -55,4 +55,21 @@ double prefetch_finish_s(double pass_s, const std::vector<BucketedOp>& ops);
 /// gather is exposed); g > c: L g + c; reductions only, r <= c: pass_s + r (the last layer's reduction is exposed).
 double layered_pass_s(double pass_s, int layers, double gather_s, double reduce_s);
 
+/// Context parallelism's ring attention, one layer of one micro-batch (sim/model/CommPlan.hpp, RingAttention): the
+/// seconds its K,V rounds are in flight and what they leave exposed beyond the attention they run beside.
+/// Transformer Engine (context_parallel.py, AttnFuncWithCPAndKVP2P) issues round i's send/recv on its own stream and
+/// computes attention step i meanwhile; step i + 1 waits for both. Step 0 computes on the rank's own block, so no
+/// round runs before the first step (there is no fill). With the attention of a pass split into cp equal steps of
+/// a = attention_s / cp (Megatron's load-balanced causal split gives every step the same work), a round of r seconds
+/// costs max(r, a) where the attention alone costs a, and exposes max(0, r - a):
+/// - forward: cp - 1 rounds of one block (one_block_s) beside steps of a_f = attention_forward_s / cp;
+/// - backward: 2 rounds of one block and cp - 2 of two (two_blocks_s) beside steps of a_b = attention_backward_s / cp;
+/// - recomputation (`recompute`) runs the forward's rounds again beside the forward's steps.
+struct RingExposure {
+  double comm_s    = 0; // every round's seconds, hidden or not
+  double exposed_s = 0; // what the attention does not hide
+};
+RingExposure ring_attention_exposure(int cp, double one_block_s, double two_blocks_s, double attention_forward_s,
+                                     double attention_backward_s, bool recompute);
+
 } // namespace ccsim::sim

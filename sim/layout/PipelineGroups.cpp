@@ -21,7 +21,7 @@ int pipeline_domain_nodes(const Topology& topo)
 std::vector<std::vector<int>> pipeline_chains(const RankLayout& layout)
 {
   std::vector<std::vector<int>> chains;
-  for (int d = 0; d < layout.dp; ++d)
+  for (int d = 0; d < layout.replicas(); ++d)
     for (int t = 0; t < layout.tp; ++t) {
       auto& ranks = chains.emplace_back();
       for (int s = 0; s < layout.pp; ++s)

@@ -11,7 +11,7 @@ std::vector<Group> RankLayout::groups(GroupKind kind) const
   for (int p = 0; p < pp; ++p)
     for (int t = 0; t < tp; ++t) {
       Group g;
-      for (int d = 0; d < dp; ++d)
+      for (int d = 0; d < replicas(); ++d)
         g.push_back(rank(p, d, t));
       dp_groups.push_back(std::move(g));
     }
@@ -22,12 +22,24 @@ std::vector<Group> RankLayout::groups(GroupKind kind) const
   case GroupKind::TENSOR_PARALLEL: {
     std::vector<Group> out;
     for (int p = 0; p < pp; ++p)
-      for (int d = 0; d < dp; ++d) {
+      for (int d = 0; d < replicas(); ++d) {
         Group g;
         for (int t = 0; t < tp; ++t)
           g.push_back(rank(p, d, t));
         out.push_back(std::move(g));
       }
+    return out;
+  }
+  case GroupKind::CONTEXT_PARALLEL: { // the ring of one sequence: its cp slices, in ring order
+    std::vector<Group> out;
+    for (int p = 0; p < pp; ++p)
+      for (int d = 0; d < dp; ++d)
+        for (int t = 0; t < tp; ++t) {
+          Group g;
+          for (int c = 0; c < cp; ++c)
+            g.push_back(rank(p, d * cp + c, t));
+          out.push_back(std::move(g));
+        }
     return out;
   }
   case GroupKind::EXPERT_PARALLEL: {

@@ -28,11 +28,12 @@ enum class Collective {
 /// Which ranks a collective runs among. Every group of the kind runs the collective at the same time
 /// (e.g. all tp·pp data-parallel groups at once), so they contend for the same NICs as on a real cluster.
 enum class GroupKind {
-  DATA_PARALLEL,   // ranks with this rank's (tp, pp) coordinate: dp ranks
+  DATA_PARALLEL,   // ranks with this rank's (tp, pp) coordinate: dp x cp ranks (gradients reduce over data and context)
   DP_INTRA_NODE,   // the data-parallel peers that share this rank's node
   DP_INTER_NODE,   // the data-parallel peers with this rank's position inside its node, one per node
   TENSOR_PARALLEL, // the tp ranks of one pipeline stage of one replica
   EXPERT_PARALLEL, // ep consecutive data-parallel ranks that share a mixture's experts (RankLayout)
+  CONTEXT_PARALLEL, // the cp ranks of one (tp, dp, pp) coordinate that split one sequence (ring attention's ring)
 };
 
 /// How the collective is executed. AUTO lets the topology's rule choose (sim/platform/NcclConfig.hpp: NCCL's cost model where
@@ -67,6 +68,40 @@ struct GemmOverlap {
   std::uint64_t runs = 0; // per step: the stage's layers x micro-batches
 };
 
+/// Context parallelism's ring attention as Transformer Engine runs it for Megatron-Core (cp_comm_type "p2p":
+/// AttnFuncWithCPAndKVP2P in transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py). Each of
+/// the cp ranks of a sequence holds its queries and one K,V block; per layer and micro-batch:
+/// - forward: cp attention steps, one per K,V block; before step i (< cp - 1) the block it computes on is sent to the
+///   next rank and the next block received, one send/recv of kv_block_bytes, on its own stream beside step i's
+///   attention: cp - 1 rounds;
+/// - backward: cp steps in reverse ring order; the first round carries K,V alone, the cp - 2 middle ones K,V with
+///   the dK,dV accumulated so far (2 x kv_block_bytes), the last dK,dV alone, back to their owner: 2 (cp - 1) blocks;
+/// - recomputation (full, or selective: the attention core is what it reruns) runs the forward's rounds again.
+/// The engine charges what the rounds leave exposed beyond the attention step they run beside
+/// (sim/layout/OverlapSchedule.hpp, ring_attention_exposed_s).
+struct RingAttention {
+  std::uint64_t kv_block_bytes = 0; // one rank's K and V of one micro-batch: b·(s/cp)·(kv heads/tp)·d·2 tensors·2 bytes
+  int cp                       = 1;
+  std::uint64_t layers         = 0; // layers on the busiest pipeline stage
+  std::uint64_t micro_batches  = 0; // per step
+  bool recompute               = false;
+  /// Rounds per layer and micro-batch that carry one block: the forward's cp - 1 (twice when recomputing) and the
+  /// backward's first and last; 0 without a ring (cp 1).
+  std::uint64_t one_block_rounds_per_layer() const
+  {
+    return cp < 2 ? 0 : static_cast<std::uint64_t>(cp - 1) * (recompute ? 2 : 1) + 2;
+  }
+  /// Rounds per layer and micro-batch that carry two blocks (K,V with dK,dV): the backward's cp - 2 middle ones.
+  std::uint64_t two_block_rounds_per_layer() const { return cp < 2 ? 0 : static_cast<std::uint64_t>(cp - 2); }
+  /// Blocks sent per layer and micro-batch: (cp - 1) forward, 2 (cp - 1) backward, (cp - 1) more when recomputing.
+  std::uint64_t blocks_per_layer() const { return one_block_rounds_per_layer() + 2 * two_block_rounds_per_layer(); }
+  /// Rounds of each kind in a step: per layer, times the layers and the micro-batches.
+  std::uint64_t one_block_rounds() const { return micro_batches * layers * one_block_rounds_per_layer(); }
+  std::uint64_t two_block_rounds() const { return micro_batches * layers * two_block_rounds_per_layer(); }
+  /// Bytes each rank sends in a step.
+  std::uint64_t bytes_per_step() const { return micro_batches * layers * blocks_per_layer() * kv_block_bytes; }
+};
+
 struct CommOp {
   std::string label;          // e.g. "allreduce gradients"; named in breakdowns and --links reports
   Collective collective;
@@ -91,6 +126,9 @@ struct CommOp {
   /// time and exposes only what its GEMM cannot hide; the rest of the op (not listed: the embedding's and the output
   /// layer's all-reduces) stays exposed in full. Empty: none of it overlaps.
   std::vector<GemmOverlap> beside_gemms{};
+  /// Context parallelism's K,V ring (a SEND_RECV on CONTEXT_PARALLEL groups, `bytes` = ring->bytes_per_step()): run
+  /// by the engine round by round beside the attention it overlaps, not as one collective.
+  std::optional<RingAttention> ring{};
 };
 
 /// A compression kernel on every GPU; cost = bytes / (the GPU's GB/s for that kernel).
@@ -157,8 +195,16 @@ struct StepShape {
   /// et al. 2021 §2.2.2). With vpp > 1 each stage's work per micro-batch runs as vpp chunks of 1/vpp of it, which cuts
   /// the bubble to (pp - 1)(f + b) / vpp and sends vpp times as many messages between stages.
   int vpp = 1;
+  /// Context parallelism (Megatron-Core --context-parallel-size; Liu et al. 2023 ring attention as Transformer
+  /// Engine runs it): each micro-batch's sequence is split over cp ranks, tokens per rank seq_len / cp; the ranks
+  /// exchange K and V around a ring in every layer's attention (algorithms/ModelParallelWork.cpp), and gradients are
+  /// reduced over the dp x cp ranks (grad_group()). dp counts the data-parallel replicas only: the batch splits dp ways.
+  int cp = 1;
+  /// Ranks a data-parallel collective runs among, and that shard a sharded optimizer: data and context parallelism
+  /// together (Megatron-Core's get_data_parallel_group(with_context_parallel=True)).
+  int grad_group() const { return dp * cp; }
   int gpus_per_node = 1;
-  int dp_per_node = 1;           // data-parallel peers on one node
+  int dp_per_node = 1;           // data-parallel peers on one node (of the dp x cp gradient group)
   int nodes = 1;
   std::uint64_t global_batch = 1;
   std::uint64_t micro_batch = 1;

@@ -3,6 +3,7 @@
 // published counts.
 #include "sim/model/TransformerArchitecture.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <cstdint>
 
@@ -165,6 +166,15 @@ std::uint64_t tp_all_reduce_bytes(const TransformerArchitecture& arch, std::uint
 std::uint64_t pp_boundary_bytes(const TransformerArchitecture& arch, std::uint64_t micro_batch, std::int64_t seq_len)
 {
   return to_bytes(layer_input_bytes(arch, micro_batch, seq_len));
+}
+
+std::uint64_t cp_kv_block_bytes(const TransformerArchitecture& arch, std::uint64_t micro_batch, std::int64_t seq_len,
+                                int tp, int cp)
+{
+  const std::int64_t kv_heads = std::max<std::int64_t>(1, arch.kv_heads / std::max(1, tp));
+  const std::int64_t tokens   = seq_len / std::max(1, cp);
+  return micro_batch * static_cast<std::uint64_t>(tokens) * static_cast<std::uint64_t>(kv_heads) *
+         static_cast<std::uint64_t>(arch.head_dim) * 2 /* K, V */ * 2 /* bf16 */;
 }
 
 std::uint64_t moe_all_to_all_bytes(const TransformerArchitecture& arch, std::uint64_t micro_batch, std::int64_t seq_len)

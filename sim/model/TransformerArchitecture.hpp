@@ -113,4 +113,11 @@ std::uint64_t pp_boundary_bytes(const TransformerArchitecture& arch, std::uint64
 std::uint64_t moe_all_to_all_bytes(const TransformerArchitecture& arch, std::uint64_t micro_batch, std::int64_t seq_len);
 inline constexpr int kMoeAllToAllsPerLayer = 4;
 
+/// Context parallelism: the K and V block one of `cp` ranks holds for one micro-batch and sends around the ring at
+/// each step of ring attention (sim/model/CommPlan.hpp, RingAttention): b·(s/cp) tokens x the kv heads on one of `tp`
+/// tensor-parallel ranks (at least one: Megatron replicates kv heads when tp exceeds them) x d x 2 tensors (K, V),
+/// 16-bit. Transformer Engine sends K and V as one concatenated buffer (context_parallel.py, p2p_comm_buffers).
+std::uint64_t cp_kv_block_bytes(const TransformerArchitecture& arch, std::uint64_t micro_batch, std::int64_t seq_len,
+                                int tp, int cp);
+
 } // namespace ccsim::sim

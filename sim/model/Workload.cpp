@@ -177,7 +177,7 @@ Workload workload_from_json(const nlohmann::json& doc, const std::string& path)
     }
   }
   if (const auto d = root.object_if("defaults")) {
-    d->allow_only({"global_batch", "micro_batch", "tp", "pp", "vpp", "micro_batches", "grad_accumulation", "ep",
+    d->allow_only({"global_batch", "micro_batch", "tp", "pp", "vpp", "cp", "micro_batches", "grad_accumulation", "ep",
                    "sequence_parallel", "tp_overlap", "precision", "recompute", "zero"});
     w.global_batch  = static_cast<std::uint64_t>(d->integer_in_or("global_batch", io::range::kBatch, 0));
     w.grad_accumulation = static_cast<int>(d->integer_in_or("grad_accumulation", io::range::kMicroBatches, 0));
@@ -185,6 +185,7 @@ Workload workload_from_json(const nlohmann::json& doc, const std::string& path)
     w.tp            = static_cast<int>(d->integer_in_or("tp", io::range::kParallelDegree, 1));
     w.pp            = static_cast<int>(d->integer_in_or("pp", io::range::kParallelDegree, 1));
     w.vpp           = static_cast<int>(d->integer_in_or("vpp", io::range::kParallelDegree, 1));
+    w.cp            = static_cast<int>(d->integer_in_or("cp", io::range::kParallelDegree, 1));
     w.micro_batches = static_cast<int>(d->integer_in_or("micro_batches", io::range::kMicroBatches, 0));
     if (d->has("zero"))
       w.zero = static_cast<int>(d->integer_in("zero", io::range::kZeroStage));

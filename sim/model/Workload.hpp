@@ -51,6 +51,7 @@ struct Workload {
   int tp = 1;
   int pp = 1;
   int vpp = 1;                   // defaults.vpp: model chunks per pipeline rank (interleaved 1F1B; StepShape::vpp)
+  int cp = 1;                    // defaults.cp: context-parallel degree (ring attention; StepShape::cp)
   int micro_batches = 0;         // pipeline micro-batches per step (AQ-SGD); 0 = derived from batches
   /// defaults.zero: the ZeRO stage the workload's recipe runs (StepShape::zero_stage), where the algorithm supports it
   /// and the split allows it; absent: each algorithm's own default (its descriptor's first stage).

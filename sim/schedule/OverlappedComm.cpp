@@ -14,43 +14,6 @@ namespace sg4 = simgrid::s4u;
 
 namespace ccsim::sim {
 
-namespace {
-/// Runs `op` with `bytes` alone on the cluster; returns its seconds and what it sent, the counters then put back.
-double measure(StepContext& c, CommOp op, std::uint64_t bytes, BucketTraffic& traffic)
-{
-  const std::uint64_t events0 = c.events;
-  const double inter0 = c.inter_bytes, intra0 = c.intra_bytes;
-  const std::vector<double> links0 = c.link_bytes;
-  op.bytes        = bytes;
-  const double t  = run_collective(c, op);
-  traffic.events  = c.events - events0;
-  traffic.inter_bytes = c.inter_bytes - inter0;
-  traffic.intra_bytes = c.intra_bytes - intra0;
-  traffic.link_bytes.assign(links0.size(), 0.0);
-  for (std::size_t i = 0; i < links0.size(); ++i)
-    traffic.link_bytes[i] = c.link_bytes[i] - links0[i];
-  c.events = events0;
-  c.inter_bytes = inter0;
-  c.intra_bytes = intra0;
-  c.link_bytes  = links0;
-  return t;
-}
-
-/// Adds `count` buckets' traffic to the counters (and tells the progress callback).
-void count_traffic(StepContext& c, const BucketTraffic& traffic, std::uint64_t count)
-{
-  if (count == 0)
-    return;
-  const std::uint64_t before = c.events;
-  c.events += traffic.events * count;
-  if (c.on_progress && before / kProgressEvery != c.events / kProgressEvery)
-    c.on_progress(c.events);
-  c.inter_bytes += traffic.inter_bytes * static_cast<double>(count);
-  c.intra_bytes += traffic.intra_bytes * static_cast<double>(count);
-  for (std::size_t i = 0; i < traffic.link_bytes.size() && i < c.link_bytes.size(); ++i)
-    c.link_bytes[i] += traffic.link_bytes[i] * static_cast<double>(count);
-}
-} // namespace
 
 void measure_hidden_ops(StepContext& c)
 {
@@ -67,9 +30,9 @@ void measure_hidden_ops(StepContext& c)
       h.op_index       = i;
       h.timing.buckets = split_buckets(comm->bytes, hidden_bucket_bytes(*comm, c.shape));
       if (h.timing.buckets.full > 0)
-        h.timing.full_s = measure(c, *comm, h.timing.buckets.bucket_bytes, h.full);
+        h.timing.full_s = measure_collective(c, *comm, h.timing.buckets.bucket_bytes, h.full);
       if (h.timing.buckets.tail_bytes > 0)
-        h.timing.tail_s = measure(c, *comm, h.timing.buckets.tail_bytes, h.tail);
+        h.timing.tail_s = measure_collective(c, *comm, h.timing.buckets.tail_bytes, h.tail);
       c.hidden[p].push_back(std::move(h));
     }
   }

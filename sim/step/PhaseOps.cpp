@@ -3,6 +3,7 @@
 #include "sim/step/PhaseOps.hpp"
 
 #include "sim/step/FlowRounds.hpp"
+#include "sim/step/RingAttentionOps.hpp"
 #include "sim/step/TraceRecording.hpp"
 
 #include <algorithm>
@@ -42,6 +43,40 @@ double run_collective(StepContext& c, const CommOp& op)
   return sg4::Engine::get_clock() - t0;
 }
 
+double measure_collective(StepContext& c, CommOp op, std::uint64_t bytes, BucketTraffic& traffic)
+{
+  const std::uint64_t events0 = c.events;
+  const double inter0 = c.inter_bytes, intra0 = c.intra_bytes;
+  const std::vector<double> links0 = c.link_bytes;
+  op.bytes        = bytes;
+  const double t  = run_collective(c, op);
+  traffic.events  = c.events - events0;
+  traffic.inter_bytes = c.inter_bytes - inter0;
+  traffic.intra_bytes = c.intra_bytes - intra0;
+  traffic.link_bytes.assign(links0.size(), 0.0);
+  for (std::size_t i = 0; i < links0.size(); ++i)
+    traffic.link_bytes[i] = c.link_bytes[i] - links0[i];
+  c.events = events0;
+  c.inter_bytes = inter0;
+  c.intra_bytes = intra0;
+  c.link_bytes  = links0;
+  return t;
+}
+
+void count_traffic(StepContext& c, const BucketTraffic& traffic, std::uint64_t count)
+{
+  if (count == 0)
+    return;
+  const std::uint64_t before = c.events;
+  c.events += traffic.events * count;
+  if (c.on_progress && before / kProgressEvery != c.events / kProgressEvery)
+    c.on_progress(c.events);
+  c.inter_bytes += traffic.inter_bytes * static_cast<double>(count);
+  c.intra_bytes += traffic.intra_bytes * static_cast<double>(count);
+  for (std::size_t i = 0; i < traffic.link_bytes.size() && i < c.link_bytes.size(); ++i)
+    c.link_bytes[i] += traffic.link_bytes[i] * static_cast<double>(count);
+}
+
 double run_ops(StepContext& c, const std::vector<Op>& ops, PhaseReport& r)
 {
   const double t0 = sg4::Engine::get_clock();
@@ -50,6 +85,11 @@ double run_ops(StepContext& c, const std::vector<Op>& ops, PhaseReport& r)
     if (const auto* comm = std::get_if<CommOp>(&op)) {
       if (hidden_under_compute(*comm, c.shape))
         continue; // charged with the compute it hides under (sim/schedule/OverlappedComm.hpp)
+      if (comm->ring) { // beside the attention it overlaps (sim/step/RingAttentionOps.hpp)
+        run_ring_attention(c, *comm, r);
+        record_op(c, comm->label, "collective", op_start);
+        continue;
+      }
       const double t = run_collective(c, *comm);
       record_op(c, comm->label, "collective", op_start);
       r.comm_s += t;

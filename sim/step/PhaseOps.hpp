@@ -12,6 +12,13 @@ namespace ccsim::sim {
 /// Runs one collective on every group of its kind; returns the simulated seconds it took.
 double run_collective(StepContext& c, const CommOp& op);
 
+/// Runs `op` with `bytes` alone on the cluster; returns its seconds and fills `traffic` with what it sent, the
+/// counters (events, bytes, link loads) then put back as they were. The clock moves on: measure before a phase starts.
+double measure_collective(StepContext& c, CommOp op, std::uint64_t bytes, BucketTraffic& traffic);
+
+/// Adds `count` times `traffic` to the counters (and tells the progress callback).
+void count_traffic(StepContext& c, const BucketTraffic& traffic, std::uint64_t count);
+
 /// Runs the ops of `ops` after the compute, one after another, all but the collectives hidden under compute
 /// (hidden_under_compute, sim/schedule/OverlappedComm.hpp). Returns the simulated seconds they took together.
 double run_ops(StepContext& c, const std::vector<Op>& ops, PhaseReport& r);

@@ -25,6 +25,11 @@ struct BucketTraffic {
   double intra_bytes = 0;
   std::vector<double> link_bytes; // per tracked link
 };
+/// One round of context parallelism's K,V ring, as measured before the first phase (sim/step/RingAttentionOps.hpp).
+struct MeasuredRound {
+  double seconds = 0;
+  BucketTraffic traffic;
+};
 /// One hidden op of one phase, as measured before the first phase.
 struct HiddenOp {
   std::size_t op_index = 0;   // into the phase's ops
@@ -63,6 +68,7 @@ struct StepContext {
   std::map<std::pair<int, int>, std::vector<std::size_t>> routes; // (src node, dst node) -> tracked links crossed
   std::function<void(std::uint64_t)> on_progress; // StepOptions::on_progress
   std::vector<std::vector<HiddenOp>> hidden;       // per phase of the plan: its ops hidden under compute
+  std::map<std::uint64_t, MeasuredRound> ring_rounds; // context parallelism's ring: a round of this many bytes
 };
 
 } // namespace ccsim::sim

@@ -8,6 +8,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <variant>
 #include <vector>
 
 using namespace ccsim;
@@ -166,4 +168,64 @@ TEST_CASE("ModelParallelWork: --tp-overlap pairs each layer's 10 all-gathers and
   sim::PhasePlan plain;
   algorithms::add_model_parallel_work(plain, s);
   CHECK(only_collective(plain, sim::Collective::ALL_REDUCE, sim::GroupKind::TENSOR_PARALLEL).beside_gemms.empty());
+}
+
+TEST_CASE("ModelParallelWork: Llama 3 405B at tp 8 cp 16 pp 16 sends 45 K,V blocks per layer and micro-batch",
+          "[algorithms]")
+{
+  // Llama 3 Table 4's long-context row: sequence 131,072 over cp 16 (8,192 tokens per rank), tp 8 with sequence
+  // parallelism, 16 stages of ceil(126 / 16) = 8 layers, 16 micro-batches of 1 per step (dp 8, global batch 128).
+  // K,V block: 8,192 x (8 kv heads / 8) x 128 x 2 x 2 = 4,194,304 B; per layer (cp - 1) forward + 2 (cp - 1)
+  // backward = 45 blocks.
+  const auto w = preset("llama3.1-405b");
+  auto s       = shape_of(w, 8, 8, 16, 1, 1, 16);
+  s.cp = 16, s.gpus *= 16, s.seq_len = 131072, s.sequence_parallel = true;
+  sim::PhasePlan phase;
+  algorithms::add_model_parallel_work(phase, s);
+  const auto ops = test::comm_ops(phase);
+  REQUIRE(ops.size() == 2);
+  const auto& tp = ops[0];
+  const auto& ring = ops[1];
+  CHECK(ring.collective == sim::Collective::SEND_RECV);
+  CHECK(ring.group == sim::GroupKind::CONTEXT_PARALLEL);
+  REQUIRE(ring.ring);
+  CHECK(ring.ring->kv_block_bytes == 4194304ull);
+  CHECK(ring.ring->layers == 8);
+  CHECK(ring.ring->micro_batches == 16);
+  CHECK(ring.bytes == 16ull * 8 * 45 * 4194304);
+  // Every other message carries this rank's 8,192 tokens: per micro-batch 8 layers x (4 + 1 for sequence
+  // parallelism's re-gathers) + 1 all-reduces of 2 x 8,192 x 16,384 bytes, and stage boundaries of that / tp.
+  CHECK(tp.group == sim::GroupKind::TENSOR_PARALLEL);
+  CHECK(tp.bytes == (8ull * 5 + 1) * 2 * 8192 * 16384 * 16);
+  CHECK(phase.pipeline->forward_bytes_per_micro_batch == 2ull * 8192 * 16384 / 8);
+  // Recomputation (full or selective) reruns the forward's 15 blocks: 60 per layer.
+  s.recompute = sim::Recompute::SELECTIVE;
+  sim::PhasePlan again;
+  algorithms::add_model_parallel_work(again, s);
+  CHECK(test::comm_ops(again)[1].bytes == 16ull * 8 * 60 * 4194304);
+}
+
+TEST_CASE("MemoryFootprint: context parallelism divides the activations by cp and shards over dp x cp",
+          "[algorithms]")
+{
+  // Llama-3-8B at cp 2: each rank holds 4,096 of the 8,192 tokens, and FlashAttention's layer stores bytes linear in
+  // its tokens: 32 x 1,141,899,264 / 2 + fp32 logits 4 x 4,096 x 128,256 = 2,101,346,304 B. The optimizer's 12 bytes
+  // per parameter are sharded over the dp x cp = 8 x 2 ranks of the gradient group.
+  const auto w        = preset("llama3-8b");
+  const auto* sharded = algorithms::find_plan_algorithm("megatron-dp");
+  auto s              = shape_of(w, 8, 1, 1, 1, 1, 16);
+  s.cp                = 2;
+  const auto m        = algorithms::memory_footprint(*sharded, w, s);
+  CHECK(m.activations_bytes == 32 * 1141899264.0 / 2 + 2101346304.0);
+  CHECK(m.optimizer_bytes == Approx(12 * 8030261248.0 / 16).epsilon(1e-15));
+  // The plan reduce-scatters fp32 gradients over the gradient group and updates 1/16 of the parameters.
+  const auto plan = sharded->plan(s, algorithms::default_params(*sharded));
+  const auto ops  = test::comm_ops(plan.phases.at(0));
+  const auto rs   = std::find_if(ops.begin(), ops.end(), [](const auto& o) { return o.collective == sim::Collective::REDUCE_SCATTER; });
+  REQUIRE(rs != ops.end());
+  CHECK(rs->group == sim::GroupKind::DATA_PARALLEL);
+  CHECK(rs->bytes == 4ull * 8030261248);
+  for (const auto& op : plan.phases.at(0).ops)
+    if (const auto* o = std::get_if<sim::OptimizerOp>(&op))
+      CHECK(o->params == 8030261248ull / 16);
 }
