@@ -110,7 +110,9 @@ int cmd_advise(const std::vector<std::string>& args)
     const std::string split    = fmt::format("{} x {} x {}, {}{}{}{}", r.dp, r.tp, r.pp, r.micro_batch,
                                              r.vpp > 1 ? fmt::format(", vpp {}", r.vpp) : "",
                                              r.zero_stage ? fmt::format(", ZeRO {}", *r.zero_stage) : "",
-                                             r.activation_recomputation ? " (recompute)" : "");
+                                             r.activation_recomputation ? " (recompute)"
+                                             : r.recompute == "selective" ? " (selective recompute)"
+                                                                          : "");
     if (!wide) {
       t.add_row({std::to_string(rank++), r.algorithm, verdict, accuracy, format_number(r.samples_per_s),
                  fmt::format("{}-{}", format_number(r.samples_per_s_range.low, 3),

@@ -6,10 +6,14 @@
 # of its seeds). `ccsim advise` ranks by the steps ratio and shows the verdict (yes / no / uncertain) with the gaps.
 #
 #   scripts/convergence-evidence.sh [--ccsim build/ccsim] [--out workloads/evidence/convergence.json] [-j 2]
-#                                   [--only PROXY] [--check]
+#                                   [--only PROXY] [--check] [--seeds N] [--resume]
 #
 # --only PROXY[,PROXY]: run only the families on those proxies (mlp, char-gpt, tiny-transformer), and with
 #          --family NAME only those whose name starts with NAME; the file keeps the others' rows.
+# --resume: keep the seeds the file already has (its rows' per-seed losses and steps_ratios) and train only the
+#          missing ones of 1..N, so that ten seeds can be gathered over several sittings. The file's seed-1 check
+#          values are rerun first (as --check does); a file that does not reproduce, or has no per-seed ratios, is
+#          refused rather than extended.
 # --check: instead of writing the file, rerun each family's command (of --only's, if given) on the first seed for the
 #          first 20 % of its steps (`ccsim train --stop-after`, the full run's schedule) and check that every
 #          algorithm's held-out loss there is the file's `check.held_out_loss` to all 6 stored decimals: the training is
@@ -36,6 +40,8 @@ ap.add_argument("-j", type=int, default=2, help="training processes at once (eac
 ap.add_argument("--only", help="the families on these proxies only (comma-separated)")
 ap.add_argument("--family", help="the families whose name starts with this only (with --only)")
 ap.add_argument("--check", action="store_true")
+ap.add_argument("--resume", action="store_true",
+                help="keep the file's seeds and train only the missing ones of 1..N (after checking its seed 1)")
 ap.add_argument("--seeds", type=int, default=10,
                 help="seeds 1..N (10: the issue's minimum for a verdict from an interval; fewer only for a partial file)")
 ap.add_argument("--cache", default="build/evidence-cache",
@@ -160,68 +166,88 @@ if a.check:
           f"exactly (seed {SEEDS[0]}, first 20 % of the steps)")
     sys.exit(0)
 
+def digest(fam, run, seed):
+    """What a row keeps of one seed's run: each algorithm's final held-out loss, its steps to the target (the
+    baseline's final loss of the same seed plus the threshold) relative to the baseline's, and on the check seed its
+    held-out loss after check_steps(fam)."""
+    base = fam["baseline"]
+    b = rounded(run[base]["final_loss"])
+    if b is None:
+        sys.exit(f"convergence-evidence.sh: the baseline {base} diverged on {fam['proxy']} (seed {seed})")
+    target = b * (1 + fam["threshold"])
+    base_steps = steps_to(run[base]["loss_curve"], target)
+    out = {}
+    for alg in fam["algorithms"]:
+        steps = steps_to(run[alg]["loss_curve"], target)
+        # A fine-tuned model can start below the target (steps 0): count at least one step on each side.
+        ratio = None if steps is None else round(max(1, steps) / max(1, base_steps), 6)
+        d = {"final": rounded(run[alg]["final_loss"]), "base": b, "ratio": ratio}
+        if seed == 1:
+            k = check_steps(fam)
+            at_k = [loss for step, loss in run[alg]["loss_curve"] if step == k]
+            if len(at_k) != 1:
+                sys.exit(f"convergence-evidence.sh: {alg} on {fam['proxy']}: no held-out loss at step {k} to check")
+            d["check"] = {"seed": 1, "stop_after": k, "held_out_loss": rounded(at_k[0])}
+        out[alg] = d
+    return out
+
+# --resume: the seeds the file already holds, per family (checked to reproduce before they are kept).
+kept_digests = {}
+if a.resume and os.path.exists(a.out):
+    old = {key(r): r for r in json.load(open(a.out))["rows"]}
+    for i, fam in enumerate(families):
+        rows_of = [old.get((alg, fam["family"], fam["proxy"], fam["regime"])) for alg in fam["algorithms"]]
+        if any(r is None for r in rows_of):
+            continue  # a family new to the file: all its seeds are trained
+        if any("check" not in r or "steps_ratios" not in r for r in rows_of):
+            sys.exit(f"convergence-evidence.sh: --resume: {a.out}'s {fam['family']} rows on {fam['proxy']} have no "
+                     "check value or per-seed steps_ratios (written before --resume): regenerate without --resume")
+        first = rows_of[0]["check"]
+        got = train(fam, first["seed"], first["stop_after"])
+        for alg, r in zip(fam["algorithms"], rows_of):
+            if rounded(got[alg]["final_loss"]) != r["check"]["held_out_loss"]:
+                sys.exit(f"convergence-evidence.sh: --resume: {a.out} is not reproduced by this build ({alg} on "
+                         f"{fam['proxy']}: {rounded(got[alg]['final_loss'])}, the file has "
+                         f"{r['check']['held_out_loss']}): regenerate without --resume")
+        for j, seed in enumerate(rows_of[0]["seeds"]):
+            if seed in SEEDS:
+                kept_digests[(i, seed)] = {
+                    alg: dict({"final": r["final_loss"][j], "base": r["baseline_final_loss"][j],
+                               "ratio": r["steps_ratios"][j]},
+                              **({"check": r["check"]} if r["check"]["seed"] == seed else {}))
+                    for alg, r in zip(fam["algorithms"], rows_of)}
+    print(f"--resume: {len(kept_digests)} family-seeds kept from {a.out}, "
+          f"{len(SEEDS) * len(families) - len(kept_digests)} to train", file=sys.stderr)
+
 # Seed by seed across the families, so an interrupted regeneration has whole seeds cached for every family.
-jobs = [(i, s) for s in SEEDS for i, _ in enumerate(families)]
+jobs = [(i, s) for s in SEEDS for i, _ in enumerate(families) if (i, s) not in kept_digests]
 with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as pool:
-    results = dict(zip(jobs, pool.map(lambda job: train(families[job[0]], job[1]), jobs)))
-
-# Student's t quantile t(0.95, v) (a two-sided 90 % interval): the table of api/advise/ConvergenceEvidence.cpp, then
-# the Cornish-Fisher expansion; the loader recomputes every interval and verdict from the losses the same way.
-T95 = [6.3138, 2.9200, 2.3534, 2.1318, 2.0150, 1.9432, 1.8946, 1.8595, 1.8331, 1.8125, 1.7959, 1.7823, 1.7709, 1.7613,
-       1.7531, 1.7459, 1.7396, 1.7341, 1.7291, 1.7247, 1.7207, 1.7171, 1.7139, 1.7109, 1.7081, 1.7056, 1.7033, 1.7011,
-       1.6991, 1.6973]
-
-def t95(v):
-    if v <= 30:
-        return T95[v - 1]
-    z = 1.6448536269514722
-    return z + (z**3 + z) / (4 * v) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * v * v) + \
-        (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * v**3)
-
-def interval(gaps):
-    """Mean of the finite gaps and its 90 % interval (None with fewer than 2), as the loader computes them."""
-    finite = [g for g in gaps if g != float("inf")]
-    if not finite:
-        return None, None
-    mean = sum(finite) / len(finite)
-    if len(finite) < 2:
-        return mean, None
-    squares = sum((g - mean) * (g - mean) for g in finite)
-    half = t95(len(finite) - 1) * math.sqrt(squares / (len(finite) - 1)) / math.sqrt(len(finite))
-    return mean, (mean - half, mean + half)
-
+    digests = dict(zip(jobs, pool.map(lambda job: digest(families[job[0]], train(families[job[0]], job[1]), job[1]),
+                                      jobs)))
+digests.update(kept_digests)
 rows = []
 for i, fam in enumerate(families):
     base = fam["baseline"]
-    runs = [results[(i, s)] for s in SEEDS]
-    base_final = [rounded(r[base]["final_loss"]) for r in runs]
-    if None in base_final:
-        sys.exit(f"convergence-evidence.sh: the baseline {base} diverged on {fam['proxy']}")
-    targets = [b * (1 + fam["threshold"]) for b in base_final]
-    base_steps = [steps_to(r[base]["loss_curve"], t) for r, t in zip(runs, targets)]
+    runs = [digests[(i, s)] for s in SEEDS]
+    base_final = [r[base]["final"] for r in runs]
     cmd = command(fam, "SEED", ccsim="build/ccsim")  # as the README and the tests run it, whichever binary ran here
     for alg in fam["algorithms"]:
-        finals = [rounded(r[alg]["final_loss"]) for r in runs]
+        finals = [r[alg]["final"] for r in runs]
         gaps = [float("inf") if f is None else (f - b) / b for f, b in zip(finals, base_final)]
         diverged = sum(g == float("inf") for g in gaps)
         # The baseline's own row: exactly 0 on every seed, so [0, 0] however few seeds (as the loader has it).
         mean, bounds = interval(gaps) if any(g != 0 for g in gaps) else (0.0, (0.0, 0.0))
         low, high = bounds if bounds else (-float("inf"), float("inf"))
         verdict = "no" if diverged or low > fam["threshold"] else "yes" if high <= fam["threshold"] else "uncertain"
-        # A fine-tuned model can start below the target (steps 0): count at least one step on each side.
-        ratios = [max(1, steps_to(r[alg]["loss_curve"], t)) / max(1, bs) for r, t, bs in zip(runs, targets, base_steps)
-                  if steps_to(r[alg]["loss_curve"], t) is not None]
-        # The check value: seed 1's held-out loss after 20 % of the steps, from the same run's curve.
-        k = check_steps(fam)
-        at_k = [loss for step, loss in runs[0][alg]["loss_curve"] if step == k]
-        if len(at_k) != 1:
-            sys.exit(f"convergence-evidence.sh: {alg} on {fam['proxy']}: no held-out loss at step {k} to check")
+        per_seed = [r[alg]["ratio"] for r in runs]
+        ratios = [x for x in per_seed if x is not None]
         row = {"algorithm": alg, "family": fam["family"], "baseline": base, "proxy": fam["proxy"],
                "regime": fam["regime"], "threshold": fam["threshold"], "seeds": SEEDS, "final_loss": finals,
                "baseline_final_loss": base_final, "gap_mean": rounded(mean),
                "gap_interval_90": [rounded(low), rounded(high)] if bounds else None, "converges": verdict,
-               "steps_ratio": round(sum(ratios) / len(ratios), 4) if ratios else None,
-               "check": {"seed": SEEDS[0], "stop_after": k, "held_out_loss": rounded(at_k[0])},
+               "steps_ratio": round(sum(ratios) / len(ratios), 4) if ratios else None, "steps_ratios": per_seed,
+               # The check value: seed 1's held-out loss after 20 % of the steps, from the same run's curve.
+               "check": runs[0][alg]["check"],
                "command": shlex.join(cmd).replace("--format json --quiet", "--format json")}
         if verdict != "yes":
             where = (f"{diverged} of {len(SEEDS)} seeds diverged" if diverged else

@@ -48,6 +48,7 @@ nlohmann::json to_json(const AdviseReport& report)
                             {"micro_batch", r.micro_batch},
                             {"grad_accumulation", r.grad_accumulation},
                             {"activation_recomputation", r.activation_recomputation},
+                            {"recompute", r.recompute},
                             {"zero_stage", r.zero_stage ? nlohmann::json(*r.zero_stage) : nlohmann::json(nullptr)},
                             {"vpp", r.vpp}}},
                           {"converges", r.converges ? nlohmann::json(to_string(*r.converges)) : nlohmann::json(nullptr)},

@@ -25,13 +25,16 @@ public:
       : in_(in), c_(c), workload_(workload), triage_(c.list.size())
   {
     out_.counts.candidates = c.list.size();
+    requests_.reserve(c.list.size());
+    for (const auto& candidate : c.list)
+      requests_.push_back(candidate.request);
   }
 
   AdviseSimulation run()
   {
     const std::size_t first = run_baseline_alone();
     triage_candidates(first);
-    const auto task = simulation_task([&](std::size_t i) -> const SimulateRequest& { return c_.list[i].request; });
+    const auto task = simulation_task([&](std::size_t i) -> const SimulateRequest& { return requests_[i]; });
     while (!stop_requested()) {
       const auto wave = next_wave();
       if (!wave)
@@ -111,7 +114,10 @@ private:
     InputCache cache;
     for (std::size_t i = first; i < c_.list.size() && !stop_requested(); ++i) {
       if (c_.search) {
-        triage_[i] = triage_shape(c_.list[i].request, cache);
+        // The search chooses the recomputation mode too, unless --recompute gave one (ShapeBound.hpp).
+        triage_[i] = triage_shape(c_.list[i].request, cache, /*search_recompute=*/true);
+        if (triage_[i].recompute_mode)
+          requests_[i].recompute = triage_[i].recompute_mode;
         if (triage_[i].kind != ShapeTriage::Kind::RUNS) {
           out_.by_algorithm[name(i)].why_not = triage_[i].why;
           ++(triage_[i].kind == ShapeTriage::Kind::NO_MEMORY ? out_.counts.pruned_by_memory : out_.counts.invalid);
@@ -201,6 +207,7 @@ private:
   std::string workload_;
   AdviseSimulation out_;
   std::vector<ShapeTriage> triage_;
+  std::vector<SimulateRequest> requests_; // the candidates' requests, with the recomputation mode the triage chose
   std::map<std::string, std::vector<std::size_t>> queue_; // algorithm -> its candidates to simulate, in order
   std::map<std::string, std::size_t> next_;               // algorithm -> its place in its queue
 };

@@ -65,6 +65,7 @@ struct RankedAlgorithm {
   std::uint64_t micro_batch = 0;
   int grad_accumulation     = 0;
   bool activation_recomputation = false;
+  std::string recompute = "none"; // the recomputation mode it ran with: none, selective or full
   /// Over every evidence row of the algorithm (proxies, regimes): yes when all say yes, no when all say no,
   /// uncertain otherwise; unknown without evidence.
   std::optional<Converges> converges;

@@ -177,8 +177,8 @@ std::vector<EvidenceRow> load_convergence_evidence(const std::string& path)
   };
   for (const auto& r : objects) {
     r.allow_only({"algorithm", "family", "baseline", "proxy", "regime", "threshold", "seeds", "final_loss",
-                  "baseline_final_loss", "gap_mean", "gap_interval_90", "converges", "steps_ratio", "reason",
-                  "check", "command"});
+                  "baseline_final_loss", "gap_mean", "gap_interval_90", "converges", "steps_ratio", "steps_ratios",
+                  "reason", "check", "command"});
     EvidenceRow row;
     row.algorithm = known(r, "algorithm");
     row.family    = r.string("family");
@@ -249,6 +249,33 @@ std::vector<EvidenceRow> load_convergence_evidence(const std::string& path)
       row.steps_ratio = r.number_in("steps_ratio", kRatio);
     if (row.converges == Converges::YES && !row.steps_ratio)
       r.fail_at("steps_ratio", "is null, but every seed reaches the target");
+    // steps_ratios: each seed's ratio (null: that seed never reached the target); steps_ratio is their mean, as the
+    // script writes it (4 decimals of the mean of the 6-decimal ratios).
+    if (r.has("steps_ratios")) {
+      const auto& per_seed = r.raw().at("steps_ratios");
+      if (!per_seed.is_array() || per_seed.size() != row.seeds.size())
+        r.fail_at("steps_ratios", fmt::format("must be an array of {} ratios (one per seed; null: not reached)",
+                                              row.seeds.size()));
+      double sum = 0;
+      int reached = 0;
+      for (const auto& x : per_seed) {
+        if (x.is_null()) {
+          row.steps_ratios.emplace_back();
+          continue;
+        }
+        if (!x.is_number() || !(x.get<double>() > kRatio.lo) || x.get<double>() > kRatio.hi)
+          r.fail_at("steps_ratios", "holds " + io::dump_json(x) + ", not a steps ratio or null");
+        row.steps_ratios.emplace_back(x.get<double>());
+        sum += x.get<double>();
+        ++reached;
+      }
+      const bool agrees = reached == 0 ? !row.steps_ratio
+                                       : row.steps_ratio && std::abs(*row.steps_ratio - sum / reached) <= 1e-4;
+      if (!agrees)
+        r.fail_at("steps_ratio", fmt::format("is {}, but the mean of steps_ratios is {}",
+                                             row.steps_ratio ? fmt::format("{:g}", *row.steps_ratio) : "null",
+                                             reached == 0 ? "null" : fmt::format("{:.4f}", sum / reached)));
+    }
     if (row.converges != Converges::YES && row.reason.empty())
       r.fail_at("reason", "a row that does not converge on every seed needs a reason");
     if (r.has("check")) {

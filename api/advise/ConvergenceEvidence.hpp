@@ -8,7 +8,9 @@
 //                   issue 42): yes when the whole interval is within the claim's threshold, no when it lies wholly
 //                   above it (or any seed diverged: that run's gap is unbounded), uncertain when it straddles it;
 //   steps_ratio   = the mean over the seeds that reach it of the steps to the target (the baseline's final loss plus
-//                   the threshold) relative to the baseline's steps to the same target.
+//                   the threshold) relative to the baseline's steps to the same target; `steps_ratios` (optional)
+//                   holds each seed's ratio, so that the script can add seeds to a file without training the old ones
+//                   again (scripts/convergence-evidence.sh --resume).
 
 #include <optional>
 #include <string>
@@ -48,6 +50,7 @@ struct EvidenceRow {
   std::vector<double> baseline_final_loss;        // per seed
   Converges converges = Converges::NO;
   std::optional<double> steps_ratio; // set when at least one seed reaches the target
+  std::vector<std::optional<double>> steps_ratios; // per seed where the file has them (empty: not reached)
   std::string reason;                // why not, when it does not converge
   std::string command;               // the train run that measured it, with SEED for each of `seeds`
   /// A quick reproduction check (optional): `command` with SEED = seed and `--stop-after stop_after` gives this

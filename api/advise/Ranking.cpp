@@ -30,6 +30,8 @@ RankedAlgorithm ranked_row(const std::string& algorithm, const SimulationReport&
   row.micro_batch              = r.config.micro_batch;
   row.grad_accumulation        = r.config.grad_accumulation;
   row.activation_recomputation = r.memory.activation_recomputation;
+  // The mode the compute priced, where it was priced per operator; else what the memory model needed.
+  row.recompute = r.operators ? r.operators->recompute : row.activation_recomputation ? "full" : "none";
   return row;
 }
 

@@ -60,6 +60,95 @@ double nic_lower_bound_s(const ResolvedRun& run, const sim::PhasePlan& phase)
   }
   return worst;
 }
+
+/// Each node's inter-node rate (all its NICs) and each GPU's port to its node's switch, bytes/s, as the platform builds
+/// them (sim/platform/Platform.cpp: a node's overrides replace the topology's rates).
+struct PortRates {
+  std::vector<double> uplink, port; // per node
+};
+
+PortRates port_rates(const sim::Topology& t, int nodes)
+{
+  PortRates r;
+  for (int n = 0; n < nodes; ++n) {
+    const auto own = t.nodes.find(n);
+    r.uplink.push_back(own != t.nodes.end() && own->second.nic_bytes_per_s ? *own->second.nic_bytes_per_s * t.nic_count
+                                                                           : t.node_uplink_bytes_per_s());
+    r.port.push_back(own != t.nodes.end() && own->second.intra_bytes_per_s ? *own->second.intra_bytes_per_s
+                                                                           : t.intra_bytes_per_s);
+  }
+  return r;
+}
+
+/// Seconds a collective that runs by itself (nothing beside it: sim/step/PhaseOps.cpp, run_ops) needs at least. Its
+/// rounds run one after another, and a round lasts at least as long as the busiest of the ports its flows cross needs
+/// for the round's bytes at full rate: every byte a GPU sends or receives crosses its one full-duplex port to the
+/// node's switch (sim/platform/Topology.hpp), and every byte between nodes crosses both nodes' uplinks. Flows merged
+/// per node pair (fast fidelity, Topology::node_pair_flows_mergeable) bypass the GPU ports, so only their uplinks
+/// count. Latencies, protocol floors and the network model's efficiency only add to it.
+double collective_lower_bound_s(const ResolvedRun& run, const sim::CommOp& op, const sim::RankLayout& layout,
+                                const PortRates& rates)
+{
+  const auto& s = run.shape;
+  const int gpn = run.topo.gpus_per_node;
+  std::vector<double> gpu_out(static_cast<std::size_t>(s.gpus), 0), gpu_in(gpu_out);
+  std::vector<double> node_out(rates.uplink.size(), 0), node_in(node_out);
+  double total = 0;
+  for (const auto& round : sim::schedule_collective(op.collective, op.algo, layout.groups(op.group), op.bytes,
+                                                    run.fidelity, gpn, s.merge_node_pairs)) {
+    std::fill(gpu_out.begin(), gpu_out.end(), 0.0);
+    std::fill(gpu_in.begin(), gpu_in.end(), 0.0);
+    std::fill(node_out.begin(), node_out.end(), 0.0);
+    std::fill(node_in.begin(), node_in.end(), 0.0);
+    for (const auto& f : round.flows) {
+      if (f.src == f.dst || f.src < 0 || f.dst < 0 || f.src >= s.gpus || f.dst >= s.gpus)
+        continue;
+      const auto bytes  = static_cast<double>(f.bytes);
+      const bool across = f.src / gpn != f.dst / gpn;
+      if (across) {
+        node_out[static_cast<std::size_t>(f.src / gpn)] += bytes;
+        node_in[static_cast<std::size_t>(f.dst / gpn)] += bytes;
+      }
+      if (!across || !s.merge_node_pairs) {
+        gpu_out[static_cast<std::size_t>(f.src)] += bytes;
+        gpu_in[static_cast<std::size_t>(f.dst)] += bytes;
+      }
+    }
+    double longest = 0;
+    for (std::size_t g = 0; g < gpu_out.size(); ++g)
+      if (const double rate = rates.port[g / static_cast<std::size_t>(gpn)]; rate > 0)
+        longest = std::max(longest, std::max(gpu_out[g], gpu_in[g]) / rate);
+    for (std::size_t n = 0; n < node_out.size(); ++n)
+      if (rates.uplink[n] > 0)
+        longest = std::max(longest, std::max(node_out[n], node_in[n]) / rates.uplink[n]);
+    total += longest;
+  }
+  return total;
+}
+
+/// Seconds of a phase that nothing runs beside: the collectives run_ops runs by themselves (neither hidden under
+/// compute nor context parallelism's ring, which overlaps attention), each at least its collective_lower_bound_s, and
+/// the compression kernels and the optimizer, whose times are closed forms (sim/compute/CostModel.hpp).
+double sequential_lower_bound_s(const ResolvedRun& run, const sim::PhasePlan& phase)
+{
+  const auto& s = run.shape;
+  const sim::RankLayout layout{s.dp, s.tp, s.pp, run.topo.gpus_per_node, s.ep, s.cp};
+  const int nodes   = (s.gpus + run.topo.gpus_per_node - 1) / run.topo.gpus_per_node;
+  const auto rates  = port_rates(run.topo, nodes);
+  const double slow = std::min(1.0, run.straggling.kernel_factor);
+  double total      = 0;
+  for (const auto& op : phase.ops) {
+    if (const auto* comm = std::get_if<sim::CommOp>(&op)) {
+      if (!sim::hidden_under_compute(*comm, s) && !comm->ring)
+        total += collective_lower_bound_s(run, *comm, layout, rates);
+    } else if (const auto* k = std::get_if<sim::KernelOp>(&op)) {
+      total += sim::kernel_seconds(run.topo, *k) * slow;
+    } else if (const auto* o = std::get_if<sim::OptimizerOp>(&op)) {
+      total += sim::optimizer_seconds(run.topo, run.work, *o) * slow;
+    }
+  }
+  return total;
+}
 } // namespace
 
 double compute_lower_bound_s(const ResolvedRun& run)
@@ -84,19 +173,43 @@ double step_lower_bound_s(const ResolvedRun& run)
   const double compute = compute_lower_bound_s(run);
   if (compute <= 0)
     return 0;
-  // Each phase takes at least its compute and at least its busiest NIC's bytes; the step is the phases' mean
-  // weighted by their shares of steps (api/run/Simulation.cpp).
+  // Each phase takes at least its compute followed by what runs by itself after it (sim/engine/StepController.cpp:
+  // the pipeline or the micro-batches, then run_ops), and at least its busiest NIC's bytes; the step is the phases'
+  // mean weighted by their shares of steps (api/run/Simulation.cpp).
   double total = 0, bound = 0;
   for (const auto& p : run.plan.phases)
     total += p.fraction;
   for (const auto& p : run.plan.phases)
-    bound += (total > 0 ? p.fraction / total : 0) * std::max(compute, nic_lower_bound_s(run, p));
+    bound += (total > 0 ? p.fraction / total : 0) *
+             std::max(compute + sequential_lower_bound_s(run, p), nic_lower_bound_s(run, p));
   return bound;
 }
 
-ShapeTriage triage_shape(const SimulateRequest& request, InputCache& cache)
+ShapeTriage triage_shape(const SimulateRequest& request, InputCache& cache, bool search_recompute)
 {
   ShapeTriage out;
+  if (search_recompute && !request.recompute) {
+    // The lightest mode that fits (ShapeBound.hpp): `none` refuses a shape that needs recomputation, `selective` one
+    // without an architecture, and `selective` that does not fit becomes full (check_memory). What fits with neither
+    // is resolved as simulate would resolve it without --recompute (below): the workload's recipe, and full
+    // recomputation where only that fits.
+    SimulateRequest tried = request;
+    for (const char* mode : {"none", "selective"}) {
+      tried.recompute = mode;
+      try {
+        const ResolvedRun run = resolve_run(tried, &cache);
+        if (run.recompute)
+          continue; // fits only with full recomputation
+        out.bound_s        = step_lower_bound_s(run);
+        out.samples        = static_cast<double>(run.shape.global_batch);
+        out.recompute      = run.recompute;
+        out.recompute_mode = mode;
+        return out;
+      } catch (const io::InputError&) {
+        // this mode does not fit, or the shape cannot run at all (the resolve below says which)
+      }
+    }
+  }
   try {
     const ResolvedRun run = resolve_run(request, &cache);
     out.bound_s   = step_lower_bound_s(run);

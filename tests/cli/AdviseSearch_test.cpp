@@ -2,12 +2,14 @@
 #include "api/advise/ShapeBound.hpp"
 #include "api/advise/ShapeSearch.hpp"
 #include "api/run/Simulation.hpp"
+#include "io/InputError.hpp"
 #include "sim/compute/CostModel.hpp"
 #include "tests/support/RunCcsim.hpp"
 
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -204,4 +206,62 @@ TEST_CASE("ShapeBound: the step bound is the GPipe compute bound or the busiest 
     INFO("pp " << pp);
     CHECK(api::step_lower_bound_s(r) <= api::run_simulation_isolated(req).step_time_s);
   }
+}
+
+TEST_CASE("ShapeBound: the search runs each split at the lightest recomputation mode that fits - never slower",
+          "[cli]")
+{
+  // Korthikanti et al. 2022's 22B GPT (recipe: selective recomputation) on 8 A100 80 GB at tp 8, dp 1. A micro-batch
+  // of 1 fits without recomputation; at 8 only selective fits (the attention core's activations are 5as/h of the
+  // 34 + 5as/h bytes per element, Korthikanti et al. Eq. 2). The search's choice is the first of none, selective that
+  // simulate accepts without full recomputation, and the lighter mode's step is never slower.
+  api::SimulateRequest req;
+  req.topology     = std::string("a100x8-ib200x8");
+  req.workload     = std::string(CCSIM_SOURCE_DIR "/experiments/large-scale/gpt-22b-selective.json");
+  req.algorithm    = "megatron-dp";
+  req.gpus         = 8;
+  req.global_batch = 8;
+  req.tp = 8, req.pp = 1;
+  api::InputCache cache;
+  std::set<std::string> chosen;
+  for (const std::uint64_t mb : {1, 8}) {
+    req.micro_batch = mb;
+    std::optional<std::string> lightest;
+    for (const char* mode : {"none", "selective"}) {
+      auto r      = req;
+      r.recompute = mode;
+      try {
+        if (!api::resolve_run(r).recompute) {
+          lightest = mode;
+          break;
+        }
+      } catch (const io::InputError&) {
+      }
+    }
+    const auto triage = api::triage_shape(req, cache, /*search_recompute=*/true);
+    INFO("micro-batch " << mb);
+    REQUIRE(triage.kind == api::ShapeTriage::Kind::RUNS);
+    CHECK(triage.recompute_mode == lightest);
+    chosen.insert(lightest.value_or("full"));
+    // Dominance: at the chosen mode the step is no slower than at every heavier one that runs.
+    auto at = [&](const char* mode) {
+      auto r      = req;
+      r.recompute = mode;
+      return api::run_simulation_isolated(r).step_time_s;
+    };
+    if (lightest == std::optional<std::string>("none"))
+      CHECK(at("none") < at("selective"));
+    if (lightest)
+      CHECK(at(lightest->c_str()) < at("full"));
+  }
+  CHECK(chosen == std::set<std::string>{"none", "selective"});
+  // The whole search reports the mode it ran with.
+  const auto r = run_ccsim("advise --topology a100x8-ib200x8 --workload " CCSIM_SOURCE_DIR
+                           "/experiments/large-scale/gpt-22b-selective.json --gpus 8 --global-batch 8 --tp 8 --pp 1 "
+                           "--algorithms megatron-dp --search --format json --quiet");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["ranking"].size() == 1);
+  CHECK(j["ranking"][0]["split"]["recompute"] == "none");
 }

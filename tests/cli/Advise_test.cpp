@@ -157,6 +157,35 @@ TEST_CASE("ccsim advise: an inconsistent evidence file is a one-line error namin
   }
 }
 
+TEST_CASE("ccsim advise: per-seed steps ratios must agree with their mean - or the evidence is one line", "[cli]")
+{
+  // scripts/convergence-evidence.sh --resume keeps each seed's ratio (steps_ratios); steps_ratio is their mean over
+  // the seeds that reached the target (null: not reached): [1, 2] -> 1.5, [2, null] -> 2.
+  auto evidence_with = [](const std::string& ratios) {
+    return write_temp_file("ratios-evidence.json", R"({"rows": [
+        {"algorithm": "adam", "family": "f", "baseline": "adam", "proxy": "mlp", "regime": "pre-training",
+         "threshold": 0.03, "seeds": [1, 2], "final_loss": [1, 1], "baseline_final_loss": [1, 1],
+         "converges": "yes", )" + ratios + R"(, "command": "c"}]})");
+  };
+  const std::string advise = "advise --topology v100x4-eth10g --workload bert-large --gpus 32 --quiet --evidence ";
+  for (const auto* good : {R"("steps_ratio": 1.5, "steps_ratios": [1, 2])", R"("steps_ratio": 2, "steps_ratios": [2, null])"}) {
+    const auto r = run_ccsim(advise + evidence_with(good));
+    INFO(good << "\n" << r.err);
+    CHECK(r.exit_code == 0);
+  }
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {R"("steps_ratio": 1, "steps_ratios": [1, 2])", "/rows/0/steps_ratio: is 1, but the mean of steps_ratios is 1.5000"},
+      {R"("steps_ratio": 1, "steps_ratios": [1])", "/rows/0/steps_ratios: must be an array of 2 ratios"},
+      {R"("steps_ratio": 1, "steps_ratios": [1, -1])", "/rows/0/steps_ratios: holds -1, not a steps ratio or null"}};
+  for (const auto& [ratios, error] : bad) {
+    const auto r = run_ccsim(advise + evidence_with(ratios));
+    INFO(ratios << "\n" << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(line_count(r.err) == 1);
+    CHECK(r.err.find(error) != std::string::npos);
+  }
+}
+
 TEST_CASE("ccsim advise: evidence with no rows or a row of an unknown algorithm is one line - not no evidence",
           "[cli]")
 {
