@@ -166,6 +166,31 @@ if a.check:
           f"exactly (seed {SEEDS[0]}, first 20 % of the steps)")
     sys.exit(0)
 
+# Student's t quantile t(0.95, v) (a two-sided 90 % interval): the table of api/advise/ConvergenceEvidence.cpp, then
+# the Cornish-Fisher expansion; the loader recomputes every interval and verdict from the losses the same way.
+T95 = [6.3138, 2.9200, 2.3534, 2.1318, 2.0150, 1.9432, 1.8946, 1.8595, 1.8331, 1.8125, 1.7959, 1.7823, 1.7709, 1.7613,
+       1.7531, 1.7459, 1.7396, 1.7341, 1.7291, 1.7247, 1.7207, 1.7171, 1.7139, 1.7109, 1.7081, 1.7056, 1.7033, 1.7011,
+       1.6991, 1.6973]
+
+def t95(v):
+    if v <= 30:
+        return T95[v - 1]
+    z = 1.6448536269514722
+    return z + (z**3 + z) / (4 * v) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * v * v) + \
+        (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * v**3)
+
+def interval(gaps):
+    """Mean of the finite gaps and its 90 % interval (None with fewer than 2), as the loader computes them."""
+    finite = [g for g in gaps if g != float("inf")]
+    if not finite:
+        return None, None
+    mean = sum(finite) / len(finite)
+    if len(finite) < 2:
+        return mean, None
+    squares = sum((g - mean) * (g - mean) for g in finite)
+    half = t95(len(finite) - 1) * math.sqrt(squares / (len(finite) - 1)) / math.sqrt(len(finite))
+    return mean, (mean - half, mean + half)
+
 def digest(fam, run, seed):
     """What a row keeps of one seed's run: each algorithm's final held-out loss, its steps to the target (the
     baseline's final loss of the same seed plus the threshold) relative to the baseline's, and on the check seed its
