@@ -13,6 +13,25 @@
 namespace ccsim::api {
 
 namespace {
+/// Each node's inter-node rate (all its NICs) and each GPU's port to its node's switch, bytes/s, as the platform builds
+/// them (sim/platform/Platform.cpp: a node's overrides replace the topology's rates).
+struct PortRates {
+  std::vector<double> uplink, port; // per node
+};
+
+PortRates port_rates(const sim::Topology& t, int nodes)
+{
+  PortRates r;
+  for (int n = 0; n < nodes; ++n) {
+    const auto own = t.nodes.find(n);
+    r.uplink.push_back(own != t.nodes.end() && own->second.nic_bytes_per_s ? *own->second.nic_bytes_per_s * t.nic_count
+                                                                           : t.node_uplink_bytes_per_s());
+    r.port.push_back(own != t.nodes.end() && own->second.intra_bytes_per_s ? *own->second.intra_bytes_per_s
+                                                                           : t.intra_bytes_per_s);
+  }
+  return r;
+}
+
 /// Seconds the busiest NIC of the cluster needs, at its full rate, for the inter-node bytes of `phase`: its collectives
 /// as the engine schedules them (in a pipelined phase only those it runs there, sim/collective/MessageCount.hpp) and its
 /// pipeline's per-micro-batch sends. Every byte that leaves (enters) a node crosses that node's uplink one way, so no
@@ -49,35 +68,12 @@ double nic_lower_bound_s(const ResolvedRun& run, const sim::PhasePlan& phase)
         add(chain[k + 1], chain[k], m * static_cast<double>(phase.pipeline->backward_bytes_per_micro_batch));
       }
   }
-  double worst = 0;
-  for (int n = 0; n < nodes; ++n) {
-    const auto own    = t.nodes.find(n);
-    const double rate = own != t.nodes.end() && own->second.nic_bytes_per_s
-                            ? *own->second.nic_bytes_per_s * t.nic_count
-                            : t.node_uplink_bytes_per_s();
-    if (rate > 0)
-      worst = std::max(worst, std::max(out[static_cast<std::size_t>(n)], in[static_cast<std::size_t>(n)]) / rate);
-  }
+  const auto rates = port_rates(t, nodes);
+  double worst     = 0;
+  for (std::size_t n = 0; n < rates.uplink.size(); ++n)
+    if (rates.uplink[n] > 0)
+      worst = std::max(worst, std::max(out[n], in[n]) / rates.uplink[n]);
   return worst;
-}
-
-/// Each node's inter-node rate (all its NICs) and each GPU's port to its node's switch, bytes/s, as the platform builds
-/// them (sim/platform/Platform.cpp: a node's overrides replace the topology's rates).
-struct PortRates {
-  std::vector<double> uplink, port; // per node
-};
-
-PortRates port_rates(const sim::Topology& t, int nodes)
-{
-  PortRates r;
-  for (int n = 0; n < nodes; ++n) {
-    const auto own = t.nodes.find(n);
-    r.uplink.push_back(own != t.nodes.end() && own->second.nic_bytes_per_s ? *own->second.nic_bytes_per_s * t.nic_count
-                                                                           : t.node_uplink_bytes_per_s());
-    r.port.push_back(own != t.nodes.end() && own->second.intra_bytes_per_s ? *own->second.intra_bytes_per_s
-                                                                           : t.intra_bytes_per_s);
-  }
-  return r;
 }
 
 /// Seconds a collective that runs by itself (nothing beside it: sim/step/PhaseOps.cpp, run_ops) needs at least. Its
@@ -185,6 +181,16 @@ double step_lower_bound_s(const ResolvedRun& run)
   return bound;
 }
 
+namespace {
+/// A triage of a shape that runs: its step's lower bound, its samples per step and whether it recomputes.
+void fill_runs(ShapeTriage& out, const ResolvedRun& run)
+{
+  out.bound_s   = step_lower_bound_s(run);
+  out.samples   = static_cast<double>(run.shape.global_batch);
+  out.recompute = run.recompute;
+}
+} // namespace
+
 ShapeTriage triage_shape(const SimulateRequest& request, InputCache& cache, bool search_recompute)
 {
   ShapeTriage out;
@@ -200,9 +206,7 @@ ShapeTriage triage_shape(const SimulateRequest& request, InputCache& cache, bool
         const ResolvedRun run = resolve_run(tried, &cache);
         if (run.recompute)
           continue; // fits only with full recomputation
-        out.bound_s        = step_lower_bound_s(run);
-        out.samples        = static_cast<double>(run.shape.global_batch);
-        out.recompute      = run.recompute;
+        fill_runs(out, run);
         out.recompute_mode = mode;
         return out;
       } catch (const io::InputError&) {
@@ -211,10 +215,7 @@ ShapeTriage triage_shape(const SimulateRequest& request, InputCache& cache, bool
     }
   }
   try {
-    const ResolvedRun run = resolve_run(request, &cache);
-    out.bound_s   = step_lower_bound_s(run);
-    out.samples   = static_cast<double>(run.shape.global_batch);
-    out.recompute = run.recompute;
+    fill_runs(out, resolve_run(request, &cache));
     return out;
   } catch (const io::InputError& e) {
     out.why = e.problem();
