@@ -34,7 +34,8 @@ export LSAN_OPTIONS="suppressions=$(pwd)/scripts/sanitizer-suppressions.txt"
 #    under ASan, over kernels the numerics tests cover; TrainingBytes compares builds for vector widths that this one
 #    does not make), bench-kernels' thread-limit test and "memory exhaustion is said as such" (a ulimit in which ASan
 #    cannot map its own shadow memory), "docs: " (compares printed predictions with docs/validation.md, which the
-#    plain build's binary checks), "lint: " (shell scripts over the sources: nothing of ccsim's runs in them).
+#    plain build's binary checks), "lint: " and "scripts: " (shell and Python over the sources and the scripts: nothing
+#    of ccsim's runs in them).
 #  - Not here either, the tests that took 20 s or more each under the sanitizers (long_here: 20-240 s each in that CI
 #    run, 3-40 s in Release). They repeat long simulations and trainings whose code the short tests kept here also run
 #    under the sanitizers: whole-cluster all-to-alls message by message, the 70B step in both fidelities, kill and
@@ -44,7 +45,7 @@ export LSAN_OPTIONS="suppressions=$(pwd)/scripts/sanitizer-suppressions.txt"
 #    tests/support/Mutations.hpp), every one in Release: bad input is where a sanitizer finds most, and the prime
 #    stride still walks across every preset, pointer and kind of mutation. All of them took 37 minutes here.
 release_only="Convergence: |Convergence claims: |evidence: |TrainingBytes: |threads the system will not start"
-release_only="$release_only|memory exhaustion is said as such|docs: |lint: "
+release_only="$release_only|memory exhaustion is said as such|docs: |lint: |scripts: "
 long_here="CCSIM_SYMMETRY=off|a rerun stopped by SIGTERM at any moment|train --task finetune: |two runs into one --out"
 long_here="$long_here|advise --search: pruning by bound|AdviseZero: advise --search tries each stage"
 long_here="$long_here|NcclLogs: 02 |NcclLogs: 03 |NcclLogs: a NIC fitted below half|IntervalPhysics: every preset"
