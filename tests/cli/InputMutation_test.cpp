@@ -80,11 +80,10 @@ Tally mutate_in_process(const std::string& kind, const std::function<void(const 
   std::string flat = kind;
   std::replace(flat.begin(), flat.end(), '/', '-');
   const std::string path = (ccsim::test::temp_dir() / ("mutated-" + flat + ".json")).string();
-  const std::size_t stride = ccsim::test::mutation_stride();
-  std::size_t index        = 0;
+  ccsim::test::MutationSample sample;
   for (const auto& preset : presets(kind)) {
     for (const auto& m : mutations_of(read_preset(preset))) {
-      if (index++ % stride != 0)
+      if (!sample.runs_next())
         continue;
       write_bytes(path, m.text);
       INFO(preset.filename().string() << " " << m.label);
@@ -253,9 +252,9 @@ TEST_CASE("Mutated results lines: every mutation of a line is rejected or reads 
   const auto expected = without_wall(original["result"]);
   const std::string log = (ccsim::test::temp_dir() / "mut-log.jsonl").string();
   int reused = 0, rejected = 0, unreadable = 0;
-  std::size_t index = 0;
+  ccsim::test::MutationSample sample;
   for (auto m : mutations_of(original)) {
-    if (index++ % ccsim::test::mutation_stride() != 0)
+    if (!sample.runs_next())
       continue;
     std::replace(m.text.begin(), m.text.end(), '\n', ' '); // JSON whitespace: one line, the same document
     write_bytes(log, m.text + "\n");
@@ -371,13 +370,12 @@ TEST_CASE("Mutated flags: every numeric or choice flag given a bad value exits 2
     INFO(c.base.front() << ": " << base.err.substr(0, 600));
     REQUIRE(base.exit_code == 0);
   }
-  int runs                 = 0;
-  std::size_t index        = 0;
-  const std::size_t stride = ccsim::test::mutation_stride();
+  int runs = 0;
+  ccsim::test::MutationSample sample;
   for (const auto& c : commands)
     for (const auto& flag : c.flags)
       for (const auto& value : bad) {
-        if (index++ % stride != 0) // 13 (the sanitizer suite) is prime to the 16 bad values: it walks across them
+        if (!sample.runs_next()) // 13 (the sanitizer suite) is prime to the 16 bad values: it walks across them
           continue;
         auto args = c.base;
         args.push_back(flag);
