@@ -36,7 +36,7 @@ PortRates port_rates(const sim::Topology& t, int nodes)
 /// as the engine schedules them (in a pipelined phase only those it runs there, sim/collective/MessageCount.hpp) and its
 /// pipeline's per-micro-batch sends. Every byte that leaves (enters) a node crosses that node's uplink one way, so no
 /// schedule and no overlap with compute can carry them faster.
-double nic_lower_bound_s(const ResolvedRun& run, const sim::PhasePlan& phase)
+double nic_lower_bound_s(const ResolvedRun& run, const sim::PhasePlan& phase, const PortRates& rates)
 {
   const auto& s  = run.shape;
   const auto& t  = run.topo;
@@ -68,8 +68,7 @@ double nic_lower_bound_s(const ResolvedRun& run, const sim::PhasePlan& phase)
         add(chain[k + 1], chain[k], m * static_cast<double>(phase.pipeline->backward_bytes_per_micro_batch));
       }
   }
-  const auto rates = port_rates(t, nodes);
-  double worst     = 0;
+  double worst = 0;
   for (std::size_t n = 0; n < rates.uplink.size(); ++n)
     if (rates.uplink[n] > 0)
       worst = std::max(worst, std::max(out[n], in[n]) / rates.uplink[n]);
@@ -125,12 +124,10 @@ double collective_lower_bound_s(const ResolvedRun& run, const sim::CommOp& op, c
 /// Seconds of a phase that nothing runs beside: the collectives run_ops runs by themselves (neither hidden under
 /// compute nor context parallelism's ring, which overlaps attention), each at least its collective_lower_bound_s, and
 /// the compression kernels and the optimizer, whose times are closed forms (sim/compute/CostModel.hpp).
-double sequential_lower_bound_s(const ResolvedRun& run, const sim::PhasePlan& phase)
+double sequential_lower_bound_s(const ResolvedRun& run, const sim::PhasePlan& phase, const PortRates& rates)
 {
   const auto& s = run.shape;
   const sim::RankLayout layout{s.dp, s.tp, s.pp, run.topo.gpus_per_node, s.ep, s.cp};
-  const int nodes   = (s.gpus + run.topo.gpus_per_node - 1) / run.topo.gpus_per_node;
-  const auto rates  = port_rates(run.topo, nodes);
   const double slow = std::min(1.0, run.straggling.kernel_factor);
   double total      = 0;
   for (const auto& op : phase.ops) {
@@ -175,9 +172,11 @@ double step_lower_bound_s(const ResolvedRun& run)
   double total = 0, bound = 0;
   for (const auto& p : run.plan.phases)
     total += p.fraction;
+  const int gpn    = run.topo.gpus_per_node;
+  const auto rates = port_rates(run.topo, (run.shape.gpus + gpn - 1) / gpn);
   for (const auto& p : run.plan.phases)
     bound += (total > 0 ? p.fraction / total : 0) *
-             std::max(compute + sequential_lower_bound_s(run, p), nic_lower_bound_s(run, p));
+             std::max(compute + sequential_lower_bound_s(run, p, rates), nic_lower_bound_s(run, p, rates));
   return bound;
 }
 
