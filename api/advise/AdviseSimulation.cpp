@@ -34,7 +34,8 @@ public:
   {
     const std::size_t first = run_baseline_alone();
     triage_candidates(first);
-    const auto task = simulation_task([&](std::size_t i) -> const SimulateRequest& { return requests_[i]; });
+    const auto task = simulation_task([&](std::size_t i) -> const SimulateRequest& { return requests_[i]; },
+                                      requests_.size());
     while (!stop_requested()) {
       const auto wave = next_wave();
       if (!wave)

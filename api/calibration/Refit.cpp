@@ -72,7 +72,7 @@ std::vector<double> Refitter::simulate_rows(const std::vector<double>& values) c
   options.keep_going = true;
   const auto outcome = run_pool(requests.size(), simulation_task([&](std::size_t i) -> const SimulateRequest& {
                                   return requests[i];
-                                }),
+                                }, requests.size()),
                                 options);
   check_stop(""); // a signal or the time limit: no prediction to make
   // A point that failed (or a metric it lacks) predicts nothing: NaN, which the fit counts as far off.

@@ -88,7 +88,8 @@ RunOutcome run_points(const Experiment& e, const RunnerOptions& opt)
       opt.on_finished(i, results[i]);
   };
   const auto outcome = run_pool(e.points.size(), todo,
-                                simulation_task([&e](std::size_t i) -> const SimulateRequest& { return e.points[i].request; }),
+                                simulation_task([&e](std::size_t i) -> const SimulateRequest& { return e.points[i].request; },
+                                                e.points.size()),
                                 pool);
   out.stopped = outcome.stopped;
   // After a signal the ranks stop on their own, not together (mpirun may signal one rank only): no collective call

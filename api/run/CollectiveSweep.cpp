@@ -25,6 +25,7 @@ SweepTimes simulate_sweep(const sim::Topology& topo, const algorithms::Collectiv
   for (const auto bytes : sizes)
     calls.push_back(algorithms::collective_bench_ops(bench, bytes, gpus, shape.dp_per_node));
   const auto doc = await_isolated(start_isolated_work([&] {
+    sim::leave_simulation_to_process_exit(); // the child ends with its answer
     const std::uint64_t planned = sim::planned_messages(calls, shape, fidelity, topo);
     report_child_progress(0, planned);
     const auto t = sim::simulate_calls(topo, shape, calls, fidelity, with_kernels,

@@ -564,6 +564,16 @@ void draw_stragglers(const SimulateRequest& req, ResolvedRun& r)
 }
 } // namespace
 
+void preload_inputs(const SimulateRequest& req, InputCache& cache)
+{
+  ResolvedRun r;
+  try {
+    load_inputs(req, &cache, r);
+  } catch (const std::exception&) {
+    // What loaded before the failure stays cached; the child that needs the rest fails on it with the same message.
+  }
+}
+
 ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
 {
   ResolvedRun r;

@@ -52,6 +52,11 @@ struct InputCache {
 /// cache, files already read through it are not read again.
 ResolvedRun resolve_run(const SimulateRequest& request, InputCache* cache = nullptr);
 
+/// Loads the topology and workload `request` names by preset or path into `cache` (documents are not cached), for a
+/// caller about to fork simulations of it: each child then finds them there instead of reading and parsing the files
+/// again. A load that fails is left out, so resolve_run, in the child, reports it as it would have.
+void preload_inputs(const SimulateRequest& request, InputCache& cache);
+
 /// The topology or workload of a source: the preset or file it names, or its document.
 sim::Topology load_topology(const InputSource& source);
 sim::Workload load_workload(const InputSource& source);

@@ -22,6 +22,8 @@ namespace sg4 = simgrid::s4u;
 namespace ccsim::sim {
 
 namespace {
+bool g_leave_to_exit = false; // leave_simulation_to_process_exit()
+
 /// SimGrid's Engine for one simulation of `topo`: quiet logging, the topology's network model (set before the first
 /// zone exists).
 std::unique_ptr<sg4::Engine> make_engine(const Topology& topo)
@@ -51,6 +53,16 @@ std::unique_ptr<sg4::Engine> make_engine(const Topology& topo)
   return engine;
 }
 
+/// The end of a simulation: its engine and context are destroyed (the context first, as it points into the engine's
+/// platform) unless the process ends right after and they are left to its end.
+void finish(std::unique_ptr<sg4::Engine> engine, std::unique_ptr<StepContext> context)
+{
+  if (g_leave_to_exit) {
+    (void)context.release();
+    (void)engine.release();
+  }
+}
+
 /// The context every simulation shares: the platform of `shape.gpus` GPUs, their rank layout, the latency factor.
 void init_context(StepContext& c, const Topology& topo, const StepShape& shape, Fidelity fidelity)
 {
@@ -63,6 +75,8 @@ void init_context(StepContext& c, const Topology& topo, const StepShape& shape, 
   c.reduce_symmetric = symmetric_rounds_enabled();
 }
 } // namespace
+
+void leave_simulation_to_process_exit() { g_leave_to_exit = true; }
 
 StepReport simulate_step(const Topology& topo, const Workload& workload, const StepPlan& plan, const StepShape& shape,
                          Fidelity fidelity, bool report_links)
@@ -83,8 +97,9 @@ StepReport simulate_step(const Topology& topo, const Workload& workload, const S
     if (phase.pipeline && shape.pp < 2)
       throw std::invalid_argument("phase '" + phase.name + "' is pipelined but pp < 2");
 
-  const auto engine = make_engine(topo);
-  StepContext c;
+  auto engine = make_engine(topo);
+  auto context = std::make_unique<StepContext>();
+  StepContext& c = *context;
   init_context(c, topo, shape, fidelity);
   c.workload = &workload;
   c.plan     = &plan;
@@ -122,6 +137,7 @@ StepReport simulate_step(const Topology& topo, const Workload& workload, const S
   if (!options.links_over_time)
     report.trace.link_intervals.clear();
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  finish(std::move(engine), std::move(context));
   return report;
 }
 
@@ -135,8 +151,9 @@ CallTimes simulate_calls(const Topology& topo, const StepShape& shape, const std
     for (const auto& op : call)
       if (std::holds_alternative<OptimizerOp>(op))
         throw std::invalid_argument("simulate_calls: an optimizer op has no place in a collective call");
-  const auto engine = make_engine(topo);
-  StepContext c;
+  auto engine = make_engine(topo);
+  auto context = std::make_unique<StepContext>();
+  StepContext& c = *context;
   init_context(c, topo, shape, fidelity);
   c.on_progress = on_progress;
   CallTimes out;
@@ -144,6 +161,7 @@ CallTimes simulate_calls(const Topology& topo, const StepShape& shape, const std
   engine->run();
   out.events = c.events;
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  finish(std::move(engine), std::move(context));
   return out;
 }
 
