@@ -1,6 +1,7 @@
 // Refitting calibrated constants on a subset of rows; see Refit.hpp.
 #include "api/calibration/Refit.hpp"
 
+#include "api/experiment/ConfigHash.hpp"
 #include "api/run/Metrics.hpp"
 #include "api/process/ProcessPool.hpp"
 #include "api/run/ReportJson.hpp"
@@ -10,6 +11,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <stdexcept>
 
 namespace ccsim::api {
@@ -44,8 +46,21 @@ Refitter::Refitter(const CalibrationFit& fit, int jobs)
         rows_.push_back({t, i, e.points[i].label, metric, value});
         measured.push_back(value);
       }
-    points_ += e.points.size();
     tables_.push_back(std::move(e));
+  }
+  // Every point runs on the same trial topology, so two points are the same simulation when their requests are equal
+  // but for the topology: compared as experiment --resume compares them (api/experiment/ConfigHash.hpp).
+  std::map<std::string, std::size_t> seen;
+  for (std::size_t t = 0; t < tables_.size(); ++t) {
+    distinct_of_.emplace_back();
+    for (std::size_t i = 0; i < tables_[t].points.size(); ++i) {
+      SimulateRequest same_topology = tables_[t].points[i].request;
+      same_topology.topology        = InputSource::from_document(nlohmann::json::object(), "trial");
+      const auto [it, fresh] = seen.emplace(io::dump_json(resolved_request(same_topology)), distinct_.size());
+      if (fresh)
+        distinct_.emplace_back(t, i);
+      distinct_of_.back().push_back(it->second);
+    }
   }
   engine_ = ConstantFit([this](const std::vector<double>& v) { return simulate_rows(v); }, std::move(measured));
 }
@@ -59,13 +74,9 @@ std::vector<double> Refitter::simulate_rows(const std::vector<double>& values) c
     topo[nlohmann::json::json_pointer(fit_.constants[i])] = values[i];
   const InputSource trial = InputSource::from_document(topo, topology_path_);
   std::vector<SimulateRequest> requests;
-  std::vector<std::size_t> first(tables_.size()); // index of each table's first point in `requests`
-  for (std::size_t t = 0; t < tables_.size(); ++t) {
-    first[t] = requests.size();
-    for (const auto& p : tables_[t].points) {
-      requests.push_back(p.request);
-      requests.back().topology = trial;
-    }
+  for (const auto& [t, i] : distinct_) {
+    requests.push_back(tables_[t].points[i].request);
+    requests.back().topology = trial;
   }
   PoolOptions options;
   options.jobs       = jobs_;
@@ -78,7 +89,7 @@ std::vector<double> Refitter::simulate_rows(const std::vector<double>& values) c
   // A point that failed (or a metric it lacks) predicts nothing: NaN, which the fit counts as far off.
   std::vector<double> out;
   for (const auto& r : rows_) {
-    const auto& task = outcome.results[first[r.table] + r.point];
+    const auto& task = outcome.results[distinct_of_[r.table][r.point]];
     double v         = std::nan("");
     if (task.ok()) {
       try {

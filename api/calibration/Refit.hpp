@@ -40,8 +40,8 @@ public:
   }
   /// The configuration a row was measured in (with the preset's topology, by name).
   const SimulateRequest& request(const FitRow& row) const { return tables_[row.table].points[row.point].request; }
-  /// Simulations run so far (every evaluation of every point).
-  std::size_t simulations() const { return engine_.evaluations() * points_; }
+  /// Simulations run so far (every evaluation of every distinct point).
+  std::size_t simulations() const { return engine_.evaluations() * distinct_.size(); }
 
 private:
   std::vector<double> simulate_rows(const std::vector<double>& values) const;
@@ -53,7 +53,10 @@ private:
   std::vector<Experiment> tables_;  // only the points on this topology
   std::vector<FitRow> rows_;
   std::vector<double> preset_;
-  std::size_t points_ = 0;          // points over every table
+  // Points that ask for the same simulation (AQ-SGD's tables repeat rows: 47 points, 30 distinct) are simulated once
+  // per evaluation: the first of each kind, by (table, point), and every point's index into that list.
+  std::vector<std::pair<std::size_t, std::size_t>> distinct_;
+  std::vector<std::vector<std::size_t>> distinct_of_; // [table][point]
   ConstantFit engine_;
 };
 
