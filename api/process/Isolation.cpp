@@ -61,18 +61,20 @@ void report_child_progress(std::uint64_t done, std::uint64_t total)
   std::call_once(g_child_reporter, [] { std::thread(child_reporter).detach(); });
 }
 
-IsolatedRun start_isolated_work(const std::function<nlohmann::json()>& work)
+IsolatedRun start_isolated_work(const std::function<nlohmann::json()>& work, Progress progress_wanted)
 {
   // Close-on-exec everywhere: a plot script started later must not hold a simulation's pipe open.
-  int fds[2], progress[2];
+  int fds[2], progress[2] = {-1, -1};
   if (pipe2(fds, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  if (pipe2(progress, O_CLOEXEC) != 0) {
-    close(fds[0]);
-    close(fds[1]);
-    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  if (progress_wanted == Progress::RELAYED) {
+    if (pipe2(progress, O_CLOEXEC) != 0) {
+      close(fds[0]);
+      close(fds[1]);
+      throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    }
+    fcntl(progress[1], F_SETFL, O_NONBLOCK);
   }
-  fcntl(progress[1], F_SETFL, O_NONBLOCK);
   // The child's stderr goes to an anonymous file the parent reads afterwards: SimGrid writes hundreds of lines of
   // backtrace when it aborts, and the user must see one line saying why. Progress has its own pipe (above), so the
   // parent draws it on the real stderr.
@@ -90,8 +92,9 @@ IsolatedRun start_isolated_work(const std::function<nlohmann::json()>& work)
     if (!become_child(parent))
       _exit(1);
     close(fds[0]);
-    close(progress[0]);
-    g_child_progress_fd = progress[1];
+    if (progress[0] >= 0)
+      close(progress[0]);
+    g_child_progress_fd = progress[1]; // -1 when nobody reads it: report_child_progress starts no reporter thread
     if (err_fd >= 0)
       dup2(err_fd, STDERR_FILENO);
     nlohmann::json answer;
@@ -110,7 +113,8 @@ IsolatedRun start_isolated_work(const std::function<nlohmann::json()>& work)
   }
   track_child(pid);
   close(fds[1]);
-  close(progress[1]);
+  if (progress[1] >= 0)
+    close(progress[1]);
   return {pid, fds[0], err_fd, progress[0]};
 }
 

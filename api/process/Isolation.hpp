@@ -19,11 +19,15 @@ struct IsolatedRun {
   int pid = -1;
   int fd = -1;          // the child's answer (JSON)
   int err_fd = -1;      // the child's stderr (an anonymous file), read only to explain a crash
-  int progress_fd = -1; // lines "DONE TOTAL\n" (messages simulated, messages planned), at most 4 a second
+  int progress_fd = -1; // lines "DONE TOTAL\n" (messages simulated, messages planned), at most 4 a second; -1: UNREAD
 };
 
+/// Whether the child's progress is wanted: RELAYED for await_isolated's on_progress; UNREAD for a caller that never
+/// reads it (the process pool, which counts finished tasks), whose child then opens no progress pipe and starts no
+/// reporter thread (a twentieth of a short simulation's time).
+enum class Progress { RELAYED, UNREAD };
 /// Forks a child that runs `work` (which may throw io::InputError) and sends its document.
-IsolatedRun start_isolated_work(const std::function<nlohmann::json()>& work);
+IsolatedRun start_isolated_work(const std::function<nlohmann::json()>& work, Progress progress = Progress::RELAYED);
 /// Reads the child's whole answer (blocking), reaps it, and returns it or rethrows the child's InputError; a crash is
 /// std::runtime_error. A child that gave no answer because ccsim is stopping (a signal killed it) throws RunStopped.
 nlohmann::json finish_isolated(const IsolatedRun& run);

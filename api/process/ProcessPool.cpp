@@ -41,7 +41,7 @@ PoolOutcome run_pool(std::size_t count, const std::vector<std::size_t>& which,
     while (!stop_launching && running.size() < static_cast<std::size_t>(std::max(1, opt.jobs)) &&
            next < which.size()) {
       const std::size_t idx = which[next++];
-      running.push_back({idx, start_isolated_work([&task, idx] { return task(idx); })});
+      running.push_back({idx, start_isolated_work([&task, idx] { return task(idx); }, Progress::UNREAD)});
     }
     if (running.empty())
       break; // stopped launching after a failure, and nothing is left running

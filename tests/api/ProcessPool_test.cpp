@@ -1,11 +1,13 @@
 // The one process pool: results by task index whatever order the children finish in, input errors and crashes told
 // apart, and a first failure that stops the launching unless keep_going.
+#include "api/process/Isolation.hpp"
 #include "api/process/ProcessPool.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 using namespace ccsim::api;
@@ -69,4 +71,25 @@ TEST_CASE("ProcessPool: without keep_going the first failure stops the launching
   CHECK(out.results[2].failed());
   CHECK(out.results[3].status == TaskResult::Status::NOT_RUN);
   CHECK(out.results[4].status == TaskResult::Status::NOT_RUN);
+}
+
+TEST_CASE("ProcessPool: a pool's child, whose progress nobody reads, starts no reporter thread", "[api]")
+{
+  // Threads of the calling process, from /proc/self/task (one entry per thread).
+  const auto threads = [] {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task"))
+      ++n;
+    return n;
+  };
+  const auto report_then_count = [&] {
+    report_child_progress(1, 2);
+    return nlohmann::json(threads());
+  };
+  PoolOptions options;
+  const auto pooled = run_pool(1, [&](std::size_t) { return report_then_count(); }, options);
+  REQUIRE(pooled.results[0].ok());
+  CHECK(pooled.results[0].value == 1); // the child's one thread
+  // A child whose progress is relayed (a single simulation's progress line) does start it.
+  CHECK(await_isolated(start_isolated_work(report_then_count)) == 2);
 }
