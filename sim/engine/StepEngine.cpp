@@ -60,7 +60,11 @@ void finish(std::unique_ptr<sg4::Engine> engine, std::unique_ptr<StepContext> co
   if (g_leave_to_exit) {
     (void)context.release();
     (void)engine.release();
+    return;
   }
+  // Explicitly, in this order: the order in which a function's parameters are destroyed is not specified.
+  context.reset();
+  engine.reset();
 }
 
 /// The context every simulation shares: the platform of `shape.gpus` GPUs, their rank layout, the latency factor.
