@@ -195,7 +195,7 @@ ShapeTriage triage_shape(const SimulateRequest& request, InputCache& cache, bool
   ShapeTriage out;
   if (search_recompute && !request.recompute) {
     // The lightest mode that fits (ShapeBound.hpp): `none` refuses a shape that needs recomputation, `selective` one
-    // without an architecture, and `selective` that does not fit becomes full (check_memory). What fits with neither
+    // without an architecture or one that fits only with full recomputation (check_memory). What fits with neither
     // is resolved as simulate would resolve it without --recompute (below): the workload's recipe, and full
     // recomputation where only that fits.
     SimulateRequest tried = request;
@@ -203,8 +203,11 @@ ShapeTriage triage_shape(const SimulateRequest& request, InputCache& cache, bool
       tried.recompute = mode;
       try {
         const ResolvedRun run = resolve_run(tried, &cache);
-        if (run.recompute)
-          continue; // fits only with full recomputation
+        // Fits only with full recomputation. A request with --allow-oom runs `selective` as asked, so its verdict
+        // says so (check_memory upgraded it to full before, which the old test of run.recompute caught).
+        if (run.recompute || (tried.recompute == std::optional<std::string>("selective") &&
+                              run.memory_fit.verdict == MemoryVerdict::FITS_WITH_RECOMPUTATION))
+          continue;
         fill_runs(out, run);
         out.recompute_mode = mode;
         return out;

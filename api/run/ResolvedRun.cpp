@@ -430,6 +430,9 @@ void check_memory(const SimulateRequest& req, ResolvedRun& r)
   // compute what it reruns), so it is the run's recipe from here on; full also where the run would fit without it.
   const bool forced_full    = req.recompute == std::optional<std::string>("full");
   const bool recompute_none = req.recompute == std::optional<std::string>("none");
+  // An explicit --recompute selective is the recipe the user chose, as none is: a run that fits only with full
+  // recomputation is refused (or, with --allow-oom, run as asked), never upgraded to full behind their back.
+  const bool asked_selective = req.recompute == std::optional<std::string>("selective");
   if (req.recompute) {
     const auto mode = sim::parse_recompute(*req.recompute);
     if (!mode)
@@ -454,14 +457,16 @@ void check_memory(const SimulateRequest& req, ResolvedRun& r)
   const std::string cp_text = s.cp > 1 ? fmt::format(" cp {}", s.cp) : "";
   if (topo.gpu.memory_bytes) {
     const double cap = *topo.gpu.memory_bytes;
-    if (r.memory_fit.verdict == MemoryVerdict::FITS_WITH_RECOMPUTATION && recompute_none && !req.allow_oom)
+    if (r.memory_fit.verdict == MemoryVerdict::FITS_WITH_RECOMPUTATION && (recompute_none || asked_selective) &&
+        !req.allow_oom)
       throw io::InputError(
           "--recompute", "",
-          fmt::format("none: {} on {} with tp {} pp {}{} dp {} needs {:.1f} GB per GPU without activation recomputation "
-                      "but the GPU has {:.1f} GB for it ({:.0f} GB less {:.3g} GB headroom): recompute, raise --tp or "
-                      "--pp, or pass --allow-oom",
-                      algo->name(), work.name, s.tp, s.pp, cp_text, s.dp, need_plain / 1e9, (cap - headroom) / 1e9, cap / 1e9,
-                      headroom / 1e9));
+          fmt::format("{}: {} on {} with tp {} pp {}{} dp {} needs {:.1f} GB per GPU {} but the GPU has {:.1f} GB for it "
+                      "({:.0f} GB less {:.3g} GB headroom): {}, raise --tp or --pp, or pass --allow-oom",
+                      *req.recompute, algo->name(), work.name, s.tp, s.pp, cp_text, s.dp, need_plain / 1e9,
+                      recompute_none ? "without activation recomputation" : "with selective recomputation",
+                      (cap - headroom) / 1e9, cap / 1e9, headroom / 1e9,
+                      recompute_none ? "recompute" : "recompute every layer (--recompute full)"));
     if (r.memory_fit.verdict == MemoryVerdict::DOES_NOT_FIT && !req.allow_oom)
       throw io::InputError(
           r.topology_file, "/gpu/memory_gb",
@@ -477,7 +482,7 @@ void check_memory(const SimulateRequest& req, ResolvedRun& r)
                           ? ", shard the weights too (--zero 3)"
                           : ""));
   }
-  r.recompute = (r.memory_fit.verdict == MemoryVerdict::FITS_WITH_RECOMPUTATION && !recompute_none) ||
+  r.recompute = (r.memory_fit.verdict == MemoryVerdict::FITS_WITH_RECOMPUTATION && !recompute_none && !asked_selective) ||
                 forced_full || work.recompute == sim::Recompute::FULL;
   // The recomputed forward passes are charged where compute is priced from the model (FLOPs over a sustained rate, or
   // per operator: a workload from its architecture counts no recomputation), when asked for (--recompute), or when

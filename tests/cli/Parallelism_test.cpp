@@ -129,6 +129,30 @@ TEST_CASE("Parallelism: selective recomputation re-runs the attention core only,
   CHECK_THAT(no_architecture.err, Catch::Contains("--recompute") && Catch::Contains("architecture"));
 }
 
+TEST_CASE("Parallelism: an explicit --recompute selective that fits only with full recomputation is refused, not upgraded",
+          "[cli]")
+{
+  // Llama-2-7B at tp 4 needs s GB per GPU with selective recomputation and f < s GB with full. A headroom that leaves
+  // s - 0.1 GB for the model fits only full recomputation: the user's selective is refused in one line (as none is),
+  // and with --allow-oom it runs selective as asked. Before, it silently ran full recomputation.
+  const std::string base = "--topology h100x8-ib400x8 --workload llama2-7b --algorithm megatron-dp --gpus 8 --tp 4 "
+                           "--recompute selective";
+  const auto roomy       = simulate_json(base)["memory"];
+  const double need = num(roomy["gb_without_recomputation"]), need_full = num(roomy["gb_with_recomputation"]);
+  const double cap  = num(roomy["capacity_gb"]);
+  REQUIRE(need_full < need - 0.2);
+  const std::string tight = " --memory-headroom-gb " + std::to_string(cap - need + 0.1);
+  const auto refused      = run_ccsim("simulate " + base + tight + " --quiet");
+  CHECK(refused.exit_code == 2);
+  CHECK(line_count(refused.err) == 1);
+  CHECK_THAT(refused.err, Catch::Contains("--recompute: selective") && Catch::Contains("--recompute full"));
+  const auto as_asked = simulate_json(base + tight + " --allow-oom");
+  CHECK(as_asked["operators"]["recompute"] == "selective");
+  CHECK(as_asked["memory"]["activation_recomputation"] == false);
+  const auto full = simulate_json(base.substr(0, base.find(" --recompute")) + " --recompute full" + tight);
+  CHECK(full["operators"]["recompute"] == "full");
+}
+
 TEST_CASE("Parallelism: the memory headroom is kept from the model - a run that fills the GPU does not fit", "[cli]")
 {
   // BERT-Large with LAMB on one 16 GB V100 needs m GB without recomputation (and less with it). A headroom that
