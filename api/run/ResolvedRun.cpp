@@ -171,8 +171,20 @@ struct ShapeParams {
   std::optional<int> seq_len, micro_batches, expert_parallel;
 };
 
-/// The topology and workload (through the cache when there is one: a failed load is not cached, so the next request
-/// that names the file fails with the same message) and the algorithm.
+/// The value `map` keeps for the file or preset `source` names, loaded the first time it is asked for. A load that
+/// throws leaves nothing behind, so the next request that names the file fails with the same message.
+template <class Map, class Load>
+const typename Map::mapped_type& find_or_load(Map& map, const InputSource& source, const Load& load)
+{
+  const auto it = map.find(source.name);
+  return it != map.end() ? it->second : map.emplace(source.name, load(source)).first->second;
+}
+
+const auto load_topology_of = [](const InputSource& s) { return load_topology(s); };
+const auto load_workload_of = [](const InputSource& s) { return load_workload(s); };
+
+/// The topology and workload (through the cache when there is one; documents in memory are never cached) and the
+/// algorithm.
 void load_inputs(const SimulateRequest& req, InputCache* cache, ResolvedRun& r)
 {
   const bool use_cache = cache != nullptr;
@@ -180,14 +192,13 @@ void load_inputs(const SimulateRequest& req, InputCache* cache, ResolvedRun& r)
     using Value = std::decay_t<decltype(load(source))>;
     if (!use_cache || source.document)
       return Value(load(source));
-    const auto it = map.find(source.name);
-    return it != map.end() ? it->second : map.emplace(source.name, load(source)).first->second;
+    return Value(find_or_load(map, source, load));
   };
   InputCache none;
   InputCache& c   = use_cache ? *cache : none;
   r.topology_file = cached(c.topology_files, req.topology, topology_location);
-  r.topo          = cached(c.topologies, req.topology, [](const InputSource& s) { return load_topology(s); });
-  r.work          = cached(c.workloads, req.workload, [](const InputSource& s) { return load_workload(s); });
+  r.topo          = cached(c.topologies, req.topology, load_topology_of);
+  r.work          = cached(c.workloads, req.workload, load_workload_of);
   r.algo          = algorithms::find_plan_algorithm(req.algorithm);
   if (r.algo == nullptr)
     throw io::InputError("--algorithm", "",
@@ -571,12 +582,19 @@ void draw_stragglers(const SimulateRequest& req, ResolvedRun& r)
 
 void preload_inputs(const SimulateRequest& req, InputCache& cache)
 {
-  ResolvedRun r;
-  try {
-    load_inputs(req, &cache, r);
-  } catch (const std::exception&) {
-    // What loaded before the failure stays cached; the child that needs the rest fails on it with the same message.
-  }
+  // Only the cache's maps are filled: nothing is copied out per request (advise --search preloads one per candidate).
+  // Each file on its own: one that fails to load is left out, and the child that needs it fails with the same message.
+  const auto keep = [](auto& map, const InputSource& source, const auto& load) {
+    if (source.document)
+      return;
+    try {
+      find_or_load(map, source, load);
+    } catch (const std::exception&) {
+    }
+  };
+  keep(cache.topology_files, req.topology, topology_location);
+  keep(cache.topologies, req.topology, load_topology_of);
+  keep(cache.workloads, req.workload, load_workload_of);
 }
 
 ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
