@@ -4,6 +4,7 @@
 
 #include "algorithms/Registry.hpp"
 #include "sim/compute/CostModel.hpp"
+#include "sim/compute/OperatorCost.hpp"
 
 #include "io/JsonInput.hpp"
 
@@ -94,7 +95,10 @@ namespace {
 int resolve_vpp(const SimulateRequest& req, const sim::Workload& work, const algorithms::PlanAlgorithm& algo, int pp)
 {
   const auto applies = [&](int vpp) {
-    return vpp == 1 || (pp > 1 && algo.parallelism() != algorithms::Parallelism::PIPELINE && work.layers % (pp * vpp) == 0);
+    // A workload from its architecture prices each stage from its layers, the embedding and the output layer
+    // (sim/compute/OperatorCost.hpp), so those two may take a layer's slot each; another divides its layers alone.
+    return vpp == 1 || (pp > 1 && algo.parallelism() != algorithms::Parallelism::PIPELINE &&
+                        sim::chunks_are_whole(work.layers, pp, vpp, work.architecture.has_value()));
   };
   if (!req.vpp)
     return applies(work.vpp) ? work.vpp : 1;
@@ -106,8 +110,12 @@ int resolve_vpp(const SimulateRequest& req, const sim::Workload& work, const alg
   if (algo.parallelism() == algorithms::Parallelism::PIPELINE)
     throw io::InputError("--vpp", "", fmt::format("{} runs GPipe; the interleaved schedule is Megatron's 1F1B for the "
                                                   "data-parallel algorithms with --pp", algo.name()));
-  throw io::InputError("--vpp", "", fmt::format("{} layers of {} do not split into pp x vpp = {} x {} whole chunks",
-                                                work.layers, work.name, pp, vpp));
+  throw io::InputError("--vpp", "", fmt::format("{} layers of {} do not split into pp x vpp = {} x {} whole chunks{}",
+                                                work.layers, work.name, pp, vpp,
+                                                work.architecture ? fmt::format(" (nor do {} + 2, the embedding and the "
+                                                                                "output layer taking a layer's slot each)",
+                                                                                work.layers)
+                                                                  : ""));
 }
 
 /// The context-parallel degree: --cp as given, else the workload's defaults.cp (an error names whichever set it).

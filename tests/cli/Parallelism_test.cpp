@@ -42,6 +42,28 @@ TEST_CASE("Parallelism: interleaved 1F1B cuts the bubble to (pp - 1)(f + b) / vp
   }
 }
 
+TEST_CASE("Parallelism: Llama 3's layout interleaves 126 layers on 16 stages, the embedding and output a slot each",
+          "[cli]")
+{
+  // The Llama 3 paper §3.3.2: the first and the last stage hold one layer fewer, their first (last) chunk the embedding
+  // (the output layer) alone, so 126 + 2 slots make 16 x 8 chunks of one layer. The pace is an inner stage of 8 layers
+  // (f + b per micro-batch), and the bubble is (pp - 1)(f + b) / v as with even layers: m = 32 micro-batches, pp 16.
+  const std::string base = "--topology h100x8-ib400x8 --workload llama3.1-405b --algorithm megatron-dp --gpus 128 "
+                           "--tp 8 --pp 16 --global-batch 32 --micro-batch 1";
+  for (const int v : {1, 2, 4, 8}) {
+    INFO("vpp " << v);
+    const auto r    = simulate_json(base + " --vpp " + std::to_string(v));
+    const double fb = (num(r["config"]["forward_ms_per_micro_batch"]) + num(r["config"]["backward_ms_per_micro_batch"])) / 1e3;
+    CHECK(r["config"].value("vpp", 1) == v);
+    CHECK(comm_free_s(r) == Approx((32 + 15.0 / v) * fb).epsilon(1e-9));
+  }
+  // 128 slots do not make 16 x 3 chunks; the message says which counts were tried.
+  const auto three = run_ccsim("simulate " + base + " --vpp 3 --quiet");
+  CHECK(three.exit_code == 2);
+  CHECK(line_count(three.err) == 1);
+  CHECK_THAT(three.err, Catch::Contains("126 layers") && Catch::Contains("16 x 3") && Catch::Contains("126 + 2"));
+}
+
 TEST_CASE("Parallelism: interleaving sends vpp times the messages between neighbouring stages", "[cli]")
 {
   // Each micro-batch crosses every stage boundary once per chunk and direction: v x (2 m) messages of the same

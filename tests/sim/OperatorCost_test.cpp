@@ -87,6 +87,31 @@ TEST_CASE("stage_layers: uneven layers leave the first and last stages one light
   }
 }
 
+TEST_CASE("chunks_are_whole: interleaved chunks of whole layers, the embedding and the output taking a slot each", "[sim]")
+{
+  // Llama 3 405B (§3.3.2): 126 layers + 2 slots = 128 = 16 stages x 8 chunks of one slot; also x 4 (2 slots), x 2 and
+  // x 1; not x 3 (128 / 48) nor x 16 (128 / 256), and never without the two slots (126 is not a multiple of 16).
+  for (const int vpp : {1, 2, 4, 8})
+    CHECK(chunks_are_whole(126, 16, vpp, true));
+  CHECK_FALSE(chunks_are_whole(126, 16, 3, true));
+  CHECK_FALSE(chunks_are_whole(126, 16, 16, true));
+  CHECK_FALSE(chunks_are_whole(126, 16, 2, false));
+  // Even layers split either way: Korthikanti's 175B, 96 layers on 8 stages of 3 chunks (96 / 24 = 4 layers each).
+  CHECK(chunks_are_whole(96, 8, 3, false));
+  CHECK(chunks_are_whole(96, 8, 3, true));
+  // Llama-2-7B's 32 layers on 4 stages: 3 chunks fit neither 32 / 12 nor 34 / 12.
+  CHECK_FALSE(chunks_are_whole(32, 4, 3, true));
+  // The two slots balance a pipeline: with a single stage they would be one stage's extra work, so they do not count
+  // (30 + 2 = 32 = 1 x 32 chunks, but 30 / 32 is no whole chunk).
+  CHECK_FALSE(chunks_are_whole(30, 1, 32, true));
+  // Where layers + 2 divide, stage_layers gives every inner stage (layers + 2) / pp layers and the two outer ones one
+  // fewer: the same split the chunks assume.
+  const auto s = stage_layers(126, 16);
+  CHECK(s[1] == 128 / 16);
+  CHECK(s.front() == 128 / 16 - 1);
+  CHECK(s.back() == 128 / 16 - 1);
+}
+
 TEST_CASE("model_compute: with even stages the last is the slowest (it runs the output layer)", "[sim]")
 {
   ComputeSplit split;
