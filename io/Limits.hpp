@@ -70,7 +70,10 @@ inline constexpr Range kMemoryGbps{1, 1e5};           // GB/s of HBM
 inline constexpr Range kKernelGbps{1e-3, 1e5};        // GB/s of kernel input
 inline constexpr Range kShaperQueueMs{0, 1e5};         // a tc shaper's queue, in milliseconds at the shaped rate
 inline constexpr Range kKernelBufferMb{1e-6, 1e7};     // a kernel's buffer size in a throughput-by-size table
-inline constexpr Range kFraction{0, 1, true};         // a share in (0, 1]
+// A kernel's or a link's efficiency, a share of its peak in [0.1 %, 100 %]: (0, 1] let a denormal 1e-320 through, and a
+// GEMM at that share of its peak takes an infinite time, which SimGrid aborts on ("duration is not finite"). No
+// hardware runs at a thousandth of its peak.
+inline constexpr Range kFraction{1e-3, 1};
 inline constexpr Range kLinkGbps{1e-4, 1e6};          // 100 kbit/s .. 1 Pbit/s per link
 inline constexpr Range kLatencyUs{0, 1e6};            // up to one second one way (below 1 ns counts as 0)
 inline constexpr Range kNicCount{1, 64};

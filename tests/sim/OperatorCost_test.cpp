@@ -191,7 +191,11 @@ TEST_CASE("load_topology: a compute block loads in SI units and its bad fields a
   CHECK(error(gpu_with_compute(replaced(kCompute, R"("m": 256)", R"("m": 4)"))) ==
         "/gpu/compute/tiles/0/m: must be >= 8 and <= 1024 (got 4)");
   CHECK(error(gpu_with_compute(replaced(kCompute, R"("memory_efficiency": 0.8)", R"("memory_efficiency": 0)"))) ==
-        "/gpu/compute/memory_efficiency: must be > 0 and <= 1 (got 0)");
+        "/gpu/compute/memory_efficiency: must be >= 0.001 and <= 1 (got 0)");
+  // A denormal efficiency would price a GEMM at an infinite time (SimGrid aborts on it): below 0.1 % is refused.
+  CHECK(error(gpu_with_compute(replaced(kCompute, R"("gemm_efficiency": {"bf16": 0.869})",
+                                        R"("gemm_efficiency": {"bf16": 1e-320})"))) ==
+        "/gpu/compute/gemm_efficiency/bf16: must be >= 0.001 and <= 1 (got 1e-320)");
   CHECK(error(gpu_with_compute(replaced(kCompute, R"("tiles": [{"m": 256, "n": 128}])", R"("tiles": [])"))) ==
         "/gpu/compute/tiles: needs 1 to 64 tiles (got 0)");
 }

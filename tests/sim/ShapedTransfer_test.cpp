@@ -89,7 +89,7 @@ TEST_CASE("kernel_rate: a curve by buffer size is read linearly in log(size), he
 TEST_CASE("load_topology: a bad shaper or kernel curve is one line at its path", "[sim]")
 {
   CHECK(error_of(with("\"backlog_efficiency\": 0.5", "\"backlog_efficiency\": 1.5")) ==
-        "/nic/shaper/backlog_efficiency: must be > 0 and <= 1 (got 1.5)");
+        "/nic/shaper/backlog_efficiency: must be >= 0.001 and <= 1 (got 1.5)");
   CHECK(error_of(with("\"queue_ms\": 50,", "")) == "/nic/shaper/queue_ms: missing required field");
   CHECK(error_of(with("\"queue_ms\": 50", "\"queue_ms\": 50, \"burst\": 1")).rfind("/nic/shaper/burst: unknown field", 0) == 0);
   CHECK(error_of(with("\"16\": 400", "\"sixteen\": 400")).rfind("/gpu/kernel_gbps/quant/sixteen", 0) == 0);
