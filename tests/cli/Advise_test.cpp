@@ -8,9 +8,11 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 using ccsim::test::line_count;
+using ccsim::test::read_file;
 using ccsim::test::run_ccsim;
 using ccsim::test::write_temp_file;
 
@@ -305,15 +307,21 @@ TEST_CASE("ccsim advise: algorithms that do not fit, the baseline included, are 
   CHECK(d["baseline"] == "megatron-dp");
   CHECK(d["ranking"].empty());
   REQUIRE(d["cannot_run"].size() == 2);
+  // Usable: the preset's gpu.memory_gb less its gpu.memory_headroom_gb (0 where it states none).
+  const auto gpu =
+      nlohmann::json::parse(read_file(std::string(CCSIM_SOURCE_DIR) + "/topologies/a100x8-roce100x16.json"))["gpu"];
+  const double usable = gpu["memory_gb"].get<double>() - gpu.value("memory_headroom_gb", 0.0);
+  REQUIRE(usable > 30);
   for (const auto& c : d["cannot_run"]) {
     const std::string algorithm = c["algorithm"].get<std::string>();
     INFO(algorithm);
     REQUIRE(c.contains("memory"));
     const auto& m = c["memory"];
-    CHECK(m["usable_gb"].get<double>() == Approx(40.0)); // the preset's gpu.memory_gb, no headroom
-    CHECK(m["memory_gb_per_gpu"].get<double>() > 40.0);
-    CHECK(c["reason"].get<std::string>().find(" GB per GPU at tp 1 pp 1, micro-batch 1, even with activation "
-                                              "recomputation; 40.0 GB are usable") != std::string::npos);
+    CHECK(m["usable_gb"].get<double>() == Approx(usable));
+    CHECK(m["memory_gb_per_gpu"].get<double>() > usable);
+    CHECK(c["reason"].get<std::string>().find(fmt::format(" GB per GPU at tp 1 pp 1, micro-batch 1, even with "
+                                                          "activation recomputation; {:.1f} GB are usable",
+                                                          usable)) != std::string::npos);
     const auto oom = run_ccsim("simulate " + run + "--algorithm " + algorithm + " --allow-oom --format json");
     REQUIRE(oom.exit_code == 0);
     CHECK(m["memory_gb_per_gpu"].get<double>() ==
