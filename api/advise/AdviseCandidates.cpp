@@ -7,6 +7,7 @@
 #include "api/advise/ShapeSearch.hpp"
 #include "api/run/ResolvedRun.hpp"
 #include "io/JsonInput.hpp"
+#include "sim/compute/OperatorCost.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -49,15 +50,17 @@ bool allowed(const std::vector<int>& only, int v)
 }
 
 /// The model chunks per stage tried at `pp` stages of `layers`: those of `only` (every whole number of layers per
-/// chunk, 1 included, when empty) that divide the stage's layers; {1} without a pipeline, or for an algorithm that
-/// pipelines its own way (GPipe).
-std::vector<int> vpp_for(int layers, int pp, bool interleaves, const std::vector<int>& only)
+/// chunk, 1 included, when empty) that cut the stage's layers, or with `embedding_slots` its slots (the embedding and
+/// the output layer taking one each, sim::chunks_are_whole), into whole chunks; {1} without a pipeline, or for an
+/// algorithm that pipelines its own way (GPipe).
+std::vector<int> vpp_for(int layers, int pp, bool interleaves, bool embedding_slots, const std::vector<int>& only)
 {
-  if (pp < 2 || !interleaves || layers % pp != 0)
+  if (pp < 2 || !interleaves || !sim::chunks_are_whole(layers, pp, 1, embedding_slots))
     return {1};
+  const int per_stage = layers % pp == 0 ? layers / pp : (layers + 2) / pp; // layers, or slots (stage_layers)
   std::vector<int> out;
-  for (int v = 1; v <= layers / pp; ++v)
-    if ((layers / pp) % v == 0 && allowed(only, v))
+  for (int v = 1; v <= per_stage; ++v)
+    if (per_stage % v == 0 && sim::chunks_are_whole(layers, pp, v, embedding_slots) && allowed(only, v))
       out.push_back(v);
   return out;
 }
@@ -133,7 +136,7 @@ AdviseCandidates advise_candidates(const AdviseRequest& in, const sim::Workload&
         for (const int z : stages)
           if (!(z >= 2 && c.pp > 1))
             zeros.push_back(z);
-      const auto vpps = vpp_for(work.layers, c.pp, !pipe, in.vpp);
+      const auto vpps = vpp_for(work.layers, c.pp, !pipe, work.architecture.has_value(), in.vpp);
       // --tp-overlap applies to the splits with tensor parallelism; a tp-1 split runs without it (nothing to overlap).
       req.tp_overlap = c.tp > 1 ? out.shape.tp_overlap : std::nullopt;
       for (const auto& z : zeros)

@@ -4,6 +4,7 @@
 #include "algorithms/PlanAlgorithm.hpp"
 #include "io/InputError.hpp"
 #include "io/JsonInput.hpp"
+#include "sim/compute/OperatorCost.hpp"
 
 #include <fmt/format.h>
 
@@ -63,9 +64,13 @@ void check_split_filters(const std::vector<int>& tp, const std::vector<int>& pp,
   }
   const int layers = std::max(1, work.layers);
   for (const int p : pp) {
-    if (p < 1 || layers % p != 0)
-      throw io::InputError("--pp", "", fmt::format("{} does not divide the {} layers of {} (whole layers per stage)",
-                                                   p, layers, work.name));
+    if (p < 1 || !sim::chunks_are_whole(layers, p, 1, work.architecture.has_value()))
+      throw io::InputError(
+          "--pp", "",
+          fmt::format("{} does not divide the {} layers of {} (whole layers per stage{})", p, layers, work.name,
+                      work.architecture
+                          ? fmt::format(", nor {} + 2 with the embedding and the output layer a slot each", layers)
+                          : ""));
     if (gpus % p != 0)
       throw io::InputError("--pp", "", fmt::format("{} does not divide the {} GPUs", p, gpus));
   }

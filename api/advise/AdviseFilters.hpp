@@ -17,7 +17,8 @@ std::vector<std::string> advised_algorithms(const std::vector<std::string>& only
                                             const std::string& workload);
 
 /// Checks --tp and --pp values: tp divides the GPUs per node of `topology` (tensor parallelism stays within a node)
-/// and the model's heads, pp divides its layers (whole layers per stage), each divides the GPUs, and no value twice.
+/// and the model's heads, pp divides its layers (whole layers per stage; from an architecture also layers + 2,
+/// sim::chunks_are_whole), each divides the GPUs, and no value twice.
 void check_split_filters(const std::vector<int>& tp, const std::vector<int>& pp, const sim::Topology& topo,
                          const sim::Workload& work, int gpus, const std::string& topology);
 

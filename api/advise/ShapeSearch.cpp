@@ -1,6 +1,8 @@
 // Candidate splits for `advise --search`; see ShapeSearch.hpp for the rules.
 #include "api/advise/ShapeSearch.hpp"
 
+#include "sim/compute/OperatorCost.hpp"
+
 #include <algorithm>
 
 namespace ccsim::api {
@@ -36,7 +38,10 @@ std::vector<ShapeCandidate> search_candidates(const sim::Topology& topo, const s
       continue;
     const int layers = std::max(1, work.layers);
     for (int pp = pipeline_algorithm ? 2 : 1; pp <= layers; ++pp) {
-      if (layers % pp != 0 || !divides(static_cast<std::uint64_t>(tp) * pp, static_cast<std::uint64_t>(gpus)))
+      // Whole layers per stage, or (from an architecture) whole slots with the embedding and the output layer taking
+      // one each on the first and the last stage, as simulate splits them (sim::chunks_are_whole: Llama 3's 126 on 16).
+      if (!sim::chunks_are_whole(layers, pp, 1, work.architecture.has_value()) ||
+          !divides(static_cast<std::uint64_t>(tp) * pp, static_cast<std::uint64_t>(gpus)))
         continue;
       const std::uint64_t dp      = static_cast<std::uint64_t>(gpus / (tp * pp));
       if (!divides(dp, global_batch))

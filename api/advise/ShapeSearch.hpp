@@ -20,7 +20,8 @@ struct ShapeCandidate {
 
 /// The splits of `gpus` GPUs for a step of `global_batch` samples:
 /// - tp a power of two within one node (Megatron keeps tensor parallelism on NVLink) that divides the heads;
-/// - pp a divisor of the layers (whole layers per stage), >= 2 for a pipeline algorithm, with tp x pp dividing gpus;
+/// - pp a divisor of the layers (whole layers per stage), or from an architecture of the layers + 2
+///   (sim::chunks_are_whole), >= 2 for a pipeline algorithm, with tp x pp dividing gpus;
 /// - micro-batches that are powers of two (plus the workload's default) dividing global_batch / dp, at most
 ///   `max_micro_batch`. Where the workload has measured compute profiles for the topology's GPU, only the profiled
 ///   micro-batches and tp degrees are kept: the papers' tables give no basis to interpolate, and mixing measured with

@@ -59,9 +59,11 @@ bool chunks_are_whole(int layers, int pp, int vpp, bool embedding_slots)
 {
   assert(pp >= 1 && vpp >= 1 && layers >= 1);
   const int chunks = pp * vpp;
-  // With the two slots every stage holds (layers + 2) / pp slots, as stage_layers gives the first and the last stage
-  // one layer fewer (pp == 1 would hold both slots on one stage: no pipeline to balance, so it does not count).
-  return layers % chunks == 0 || (embedding_slots && pp > 1 && (layers + 2) % chunks == 0);
+  // Where the layers divide the stages, stage_layers splits them evenly, so the chunks cut layers alone. Otherwise
+  // every stage holds (layers + 2) / pp slots, the first and the last one layer fewer (pp == 1 always divides).
+  if (layers % pp == 0)
+    return layers % chunks == 0;
+  return embedding_slots && (layers + 2) % chunks == 0;
 }
 
 ModelCompute model_compute(const TransformerArchitecture& arch, const ComputeSplit& split, int pp, const GpuSpec& gpu)

@@ -32,9 +32,10 @@ BlockCost price_ops(const std::vector<OpSpec>& ops, const GpuSpec& gpu);
 /// is the last. Every stage holds at least one layer when layers >= pp.
 std::vector<int> stage_layers(int layers, int pp);
 
-/// Whether `pp` stages of `vpp` model chunks each (interleaved 1F1B) cut the layers into whole, equal chunks: the layers
-/// divide pp x vpp, or, with `embedding_slots`, layers + 2 do, the embedding and the output layer each taking one
-/// layer's slot on the first and the last stage, as stage_layers splits them. The Llama 3 paper §3.3.2: "we reduce
+/// Whether `pp` stages of `vpp` model chunks each (interleaved 1F1B) cut the layers into whole, equal chunks, as
+/// stage_layers splits them: where the layers divide the stages, they divide pp x vpp; where they do not, with
+/// `embedding_slots`, layers + 2 divide pp x vpp, the embedding and the output layer each taking one layer's slot on
+/// the first and the last stage. The Llama 3 paper §3.3.2: "we reduce
 /// one Transformer layer each from the first and the last stages ... the first model chunk on the first stage has only
 /// the embedding", so 405B's 126 layers + 2 = 128 = 16 stages x 8 chunks of one slot (Megatron-Core's
 /// account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split lay it out the same way).

@@ -78,6 +78,50 @@ TEST_CASE("ShapeSearch: pipeline algorithms need two stages and tp must divide t
   CHECK(c.size() == 16);
 }
 
+TEST_CASE("ShapeSearch: a model from its architecture also splits its layers + 2 slots, as Llama 3 does", "[cli]")
+{
+  // 6 layers on 8 GPUs of 4 per node: pp in {1, 2} divides 6 alone; with an architecture 6 + 2 = 8 slots make pp 4
+  // too (the first and the last stage one layer fewer: 1, 2, 2, 1); never more stages than layers (not 8). tp x pp
+  // dividing 8:
+  //   without: tp x pp = 1 (1x1) -> {1, 2}; 2 (1x2, 2x1) -> 3 sizes each; 4 (2x2, 4x1) -> 4 each; 8 (4x2) -> 5 = 21
+  //   with:    + (1x4) 4 sizes, (2x4) 5 = 30.
+  auto w   = small_model();
+  w.layers = 6;
+  const auto plain = api::search_candidates(four_per_node(), w, 8, 16, /*pipeline_algorithm=*/false);
+  CHECK(plain.size() == 21);
+  w.architecture.emplace();
+  w.architecture->layers = 6;
+  const auto slots = api::search_candidates(four_per_node(), w, 8, 16, /*pipeline_algorithm=*/false);
+  CHECK(slots.size() == 30);
+  const auto s = splits(slots);
+  CHECK(s.count({1, 4, 4}) == 1);
+  CHECK(s.count({2, 4, 16}) == 1);
+  CHECK(s.count({1, 8, 16}) == 0); // 8 stages of 6 layers
+  CHECK(s.count({1, 3, 1}) == 0); // 3 divides 6, but not the 8 GPUs
+}
+
+TEST_CASE("ccsim advise --search: Llama 3 405B runs its published pp 16 with 1, 2, 4 or 8 chunks per stage", "[cli]")
+{
+  // 126 layers + 2 slots = 128 = 16 stages x 8 slots (the Llama 3 paper §3.3.2); before, --pp 16 was refused (16
+  // does not divide 126). dp 1 with 32 samples: micro-batches 1 .. 32 (6) x vpp {1, 2, 4, 8} = 24 candidates.
+  const std::string run = "advise --search --workload llama3.1-405b --topology h100x8-ib400x8 --gpus 128 "
+                          "--global-batch 32 --tp 8 --pp 16 --algorithms megatron-dp --format json --quiet";
+  const auto all = run_ccsim(run);
+  INFO(all.err);
+  REQUIRE(all.exit_code == 0);
+  const auto d = nlohmann::json::parse(all.out);
+  CHECK(d["evaluation"]["candidates"] == 24);
+  REQUIRE(d["ranking"].size() == 1);
+  CHECK(d["ranking"][0]["split"]["pp"] == 16);
+  CHECK(d["ranking"][0]["split"]["vpp"] == 8); // the smallest bubble, (pp - 1) / (8 m)
+  const auto two = run_ccsim(run + " --vpp 2");
+  REQUIRE(two.exit_code == 0);
+  CHECK(nlohmann::json::parse(two.out)["ranking"][0]["split"]["vpp"] == 2);
+  // 3 chunks cut neither 8 slots nor the 126 layers: no split is left.
+  const auto three = nlohmann::json::parse(run_ccsim(run + " --vpp 3").out);
+  CHECK(three["evaluation"]["candidates"] == 0);
+}
+
 TEST_CASE("ShapeSearch: with measured compute profiles only the profiled micro-batches and tp are tried", "[cli]")
 {
   auto w = small_model();

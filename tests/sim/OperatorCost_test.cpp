@@ -101,8 +101,11 @@ TEST_CASE("chunks_are_whole: interleaved chunks of whole layers, the embedding a
   CHECK(chunks_are_whole(96, 8, 3, true));
   // Llama-2-7B's 32 layers on 4 stages: 3 chunks fit neither 32 / 12 nor 34 / 12.
   CHECK_FALSE(chunks_are_whole(32, 4, 3, true));
-  // The two slots balance a pipeline: with a single stage they would be one stage's extra work, so they do not count
+  // Where the layers divide the stages, stage_layers splits them evenly and the slots do not count: 126 on 2 stages
+  // is 63 + 63, which 2 chunks per stage do not cut (though 128 = 2 x 2 x 32); nor does one stage hold the slots
   // (30 + 2 = 32 = 1 x 32 chunks, but 30 / 32 is no whole chunk).
+  CHECK_FALSE(chunks_are_whole(126, 2, 2, true));
+  CHECK(chunks_are_whole(126, 2, 3, true));
   CHECK_FALSE(chunks_are_whole(30, 1, 32, true));
   // Where layers + 2 divide, stage_layers gives every inner stage (layers + 2) / pp layers and the two outer ones one
   // fewer: the same split the chunks assume.
