@@ -501,8 +501,9 @@ void check_memory(const SimulateRequest& req, ResolvedRun& r)
                           ? ", shard the weights too (--zero 3)"
                           : ""));
   }
-  r.recompute = (r.memory_fit.verdict == MemoryVerdict::FITS_WITH_RECOMPUTATION && !recompute_none && !asked_selective) ||
-                forced_full || work.recompute == sim::Recompute::FULL;
+  r.recompute =
+      (r.memory_fit.verdict == MemoryVerdict::FITS_WITH_RECOMPUTATION && !recompute_none && !asked_selective) ||
+      forced_full || work.recompute == sim::Recompute::FULL;
   // The recomputed forward passes are charged where compute is priced from the model (FLOPs over a sustained rate, or
   // per operator: a workload from its architecture counts no recomputation), when asked for (--recompute), or when
   // the workload's recipe recomputes (defaults.recompute: full, or selective, the attention core only). The papers'
