@@ -57,10 +57,9 @@ std::vector<int> vpp_for(int layers, int pp, bool interleaves, bool embedding_sl
 {
   if (pp < 2 || !interleaves || !sim::chunks_are_whole(layers, pp, 1, embedding_slots))
     return {1};
-  const int per_stage = layers % pp == 0 ? layers / pp : (layers + 2) / pp; // layers, or slots (stage_layers)
   std::vector<int> out;
-  for (int v = 1; v <= per_stage; ++v)
-    if (per_stage % v == 0 && sim::chunks_are_whole(layers, pp, v, embedding_slots) && allowed(only, v))
+  for (int v = 1; v <= (layers + 2) / pp; ++v) // a stage holds at most (layers + 2) / pp layers or slots
+    if (sim::chunks_are_whole(layers, pp, v, embedding_slots) && allowed(only, v))
       out.push_back(v);
   return out;
 }
