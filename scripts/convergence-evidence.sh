@@ -36,7 +36,7 @@ import argparse, concurrent.futures, hashlib, json, math, os, shlex, subprocess,
 ap = argparse.ArgumentParser(prog="convergence-evidence.sh")
 ap.add_argument("--ccsim", default="build/ccsim")
 ap.add_argument("--out", default="workloads/evidence/convergence.json")
-ap.add_argument("-j", type=int, default=2, help="training processes at once (each uses every core it is given)")
+ap.add_argument("-j", type=int, default=2, help="training processes at once (each with CCSIM_THREADS = cores / N unless set)")
 ap.add_argument("--only", help="the families on these proxies only (comma-separated)")
 ap.add_argument("--family", help="the families whose name starts with this only (with --only)")
 ap.add_argument("--check", action="store_true")
@@ -110,7 +110,7 @@ def train(fam, seed, stop_after=None):
     if cached and os.path.exists(cached):
         doc = json.load(open(cached))
     else:
-        out = subprocess.run(cmd, capture_output=True, text=True)
+        out = subprocess.run(cmd, capture_output=True, text=True, env=CHILD_ENV)
         if out.returncode != 0:
             sys.exit(f"convergence-evidence.sh: {shlex.join(cmd)} failed: {out.stderr.strip()}")
         doc = json.loads(out.stdout)
@@ -120,6 +120,11 @@ def train(fam, seed, stop_after=None):
                 f.write(out.stdout)
             os.replace(cached + ".tmp", cached)
     return {r["algorithm"]: r for r in (doc["runs"] if "runs" in doc else [doc])}
+
+# -j N runs N trainings at once; each gets its share of the cores (CCSIM_THREADS, unless set), so that N trainings
+# do not each start a thread per core. The losses do not depend on the thread count (issue 42), nor does the cache key.
+CHILD_ENV = dict(os.environ)
+CHILD_ENV.setdefault("CCSIM_THREADS", str(max(1, (os.cpu_count() or 1) // max(1, a.j))))
 
 BINARY = hashlib.sha256(open(a.ccsim, "rb").read()).hexdigest()
 
