@@ -26,8 +26,8 @@
 # seeds: the issue's minimum; the 90 % interval's half-width is then 0.58 times the seeds' standard deviation of the
 # gap (t(0.95, 9) / sqrt(10)), so a row whose gaps spread by 3 % decides a 3 % claim when its mean is 1.3 % away.
 #
-# Cost on 2 cores (10 seeds, -j 1; Intel Xeon shared with other work, see docs/convergence.md for the measured
-# total): about 12 minutes per seed when idle, mostly the char-gpt families.
+# Cost on 2 cores: about 10 minutes a seed with -j 2 (AMD EPYC: seed 1's nine trainings, one core each, 19 min 55 s
+# in all, the batch-256 SLAMB family 7 min 52 s of it; docs/convergence.md), so about 1 h 40 min for ten seeds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec python3 - "$@" <<'PY'
