@@ -123,8 +123,9 @@ bool become_child(pid_t parent)
 {
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
+  // One thread here (fork copies only the caller): plain stores, not 1,024 locked exchanges.
   for (auto& slot : g_children)
-    slot.store(0);
+    slot.store(0, std::memory_order_relaxed);
   g_limit_s = -1; // the parent enforces the limit (it kills the child)
   // PR_SET_PDEATHSIG fires when the thread that forked exits; ccsim forks from its main thread only.
   prctl(PR_SET_PDEATHSIG, SIGKILL);

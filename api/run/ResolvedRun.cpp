@@ -191,22 +191,36 @@ const typename Map::mapped_type& find_or_load(Map& map, const InputSource& sourc
 const auto load_topology_of = [](const InputSource& s) { return load_topology(s); };
 const auto load_workload_of = [](const InputSource& s) { return load_workload(s); };
 
-/// The topology and workload (through the cache when there is one; documents in memory are never cached) and the
-/// algorithm.
+/// The value `map` keeps for the in-memory document of `source` (by label and document object), converted the first
+/// time.
+template <class T, class Load>
+const T& find_or_convert(InputCache::ByDocument<T>& map, const InputSource& source, const Load& load)
+{
+  auto key      = std::make_pair(source.name, source.document.get());
+  const auto it = map.find(key);
+  if (it != map.end())
+    return it->second.second;
+  return map.emplace(std::move(key), std::make_pair(source.document, load(source))).first->second.second;
+}
+
+/// The topology and workload (through the cache when there is one: files by name, documents by label and content)
+/// and the algorithm.
 void load_inputs(const SimulateRequest& req, InputCache* cache, ResolvedRun& r)
 {
   const bool use_cache = cache != nullptr;
-  const auto cached    = [use_cache](auto& map, const InputSource& source, const auto& load) {
+  const auto cached    = [use_cache](auto& map, auto& documents, const InputSource& source, const auto& load) {
     using Value = std::decay_t<decltype(load(source))>;
-    if (!use_cache || source.document)
+    if (!use_cache)
       return Value(load(source));
-    return Value(find_or_load(map, source, load));
+    return Value(source.document ? find_or_convert(documents, source, load) : find_or_load(map, source, load));
   };
   InputCache none;
   InputCache& c   = use_cache ? *cache : none;
-  r.topology_file = cached(c.topology_files, req.topology, topology_location);
-  r.topo          = cached(c.topologies, req.topology, load_topology_of);
-  r.work          = cached(c.workloads, req.workload, load_workload_of);
+  r.topology_file = topology_location(req.topology); // a document's label, or the preset resolved
+  if (use_cache && !req.topology.document)
+    r.topology_file = find_or_load(c.topology_files, req.topology, topology_location);
+  r.topo = cached(c.topologies, c.document_topologies, req.topology, load_topology_of);
+  r.work = cached(c.workloads, c.document_workloads, req.workload, load_workload_of);
   r.algo          = algorithms::find_plan_algorithm(req.algorithm);
   if (r.algo == nullptr)
     throw io::InputError("--algorithm", "",
@@ -593,17 +607,25 @@ void preload_inputs(const SimulateRequest& req, InputCache& cache)
 {
   // Only the cache's maps are filled: nothing is copied out per request (advise --search preloads one per candidate).
   // Each file on its own: one that fails to load is left out, and the child that needs it fails with the same message.
-  const auto keep = [](auto& map, const InputSource& source, const auto& load) {
-    if (source.document)
-      return;
+  const auto keep = [](auto& map, auto& documents, const InputSource& source, const auto& load) {
     try {
-      find_or_load(map, source, load);
+      if (source.document)
+        find_or_convert(documents, source, load);
+      else
+        find_or_load(map, source, load);
     } catch (const std::exception&) {
     }
   };
-  keep(cache.topology_files, req.topology, topology_location);
-  keep(cache.topologies, req.topology, load_topology_of);
-  keep(cache.workloads, req.workload, load_workload_of);
+  if (!req.topology.document) {
+    try {
+      find_or_load(cache.topology_files, req.topology, topology_location);
+    } catch (const std::exception&) {
+    }
+  }
+  keep(cache.topologies, cache.document_topologies, req.topology, load_topology_of);
+  keep(cache.workloads, cache.document_workloads, req.workload, load_workload_of);
+  // The registry of algorithms is built on its first lookup: here, once, rather than in every child.
+  (void)algorithms::find_plan_algorithm(req.algorithm);
 }
 
 ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)

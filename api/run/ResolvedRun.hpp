@@ -41,20 +41,27 @@ struct ResolvedRun {
 };
 
 /// Topologies and workloads loaded once per name (a preset or a path), for a caller that resolves many requests that
-/// share a few files (an experiment's points, checked before the first runs). Documents in memory are not cached.
+/// share a few files (an experiment's points, checked before the first runs). A document in memory is kept by its
+/// label and the document object (InputSource::document, shared by a request's copies and immutable), which the entry
+/// holds on to, so no other document can take its address while the entry exists.
 struct InputCache {
+  template <class T>
+  using ByDocument = std::map<std::pair<std::string, const nlohmann::json*>,
+                              std::pair<std::shared_ptr<const nlohmann::json>, T>>;
   std::map<std::string, std::string> topology_files;
   std::map<std::string, sim::Topology> topologies;
   std::map<std::string, sim::Workload> workloads;
+  ByDocument<sim::Topology> document_topologies;
+  ByDocument<sim::Workload> document_workloads;
 };
 
 /// Loads and checks everything `request` names; throws io::InputError naming the flag, file and JSON path. With a
 /// cache, files already read through it are not read again.
 ResolvedRun resolve_run(const SimulateRequest& request, InputCache* cache = nullptr);
 
-/// Loads the topology and workload `request` names by preset or path into `cache` (documents are not cached), for a
-/// caller about to fork simulations of it: each child then finds them there instead of reading and parsing the files
-/// again. A load that fails is left out, so resolve_run, in the child, reports it as it would have.
+/// Loads the topology and workload `request` names (a preset, a path or a document) into `cache`, and the algorithm
+/// registry, for a caller about to fork simulations of it: each child then finds them there instead of reading and
+/// parsing them again. A load that fails is left out, so resolve_run, in the child, reports it as it would have.
 void preload_inputs(const SimulateRequest& request, InputCache& cache);
 
 /// The topology or workload of a source: the preset or file it names, or its document.

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -17,7 +18,9 @@ namespace ccsim::api {
 /// (its stem, as for a file).
 struct InputSource {
   std::string name;
-  std::optional<nlohmann::json> document;
+  // Shared and immutable: the copies of a request (a refit's points on one trial topology) hold one document, which
+  // InputCache recognises by its address instead of comparing or serialising it.
+  std::shared_ptr<const nlohmann::json> document;
 
   InputSource() = default;
   InputSource(std::string preset_or_path) : name(std::move(preset_or_path)) {} // NOLINT: a name reads as a source
@@ -25,7 +28,7 @@ struct InputSource {
   static InputSource from_document(nlohmann::json doc, std::string label)
   {
     InputSource s(std::move(label));
-    s.document = std::move(doc);
+    s.document = std::make_shared<const nlohmann::json>(std::move(doc));
     return s;
   }
   bool empty() const { return name.empty() && !document; }
