@@ -5,7 +5,8 @@
 // memoises the predictions and moves the constants to fit, by one of two solvers:
 // - Gauss-Newton on relative errors, for a model close to affine in its parameters (a collective's time is affine in
 //   1/bandwidth and in latency on an alpha-beta network, so one step lands and the rest confirm);
-// - coordinate descent on log errors, each coordinate a golden-section search, for any model;
+// - Gauss-Newton on log errors in log space (coordinate descent, each coordinate a golden-section search, where the
+//   rows leave a constant free), for any model of a few constants;
 // - bounded robust least squares (Levenberg-Marquardt within box bounds, soft-L1 loss, priors, several starts), for a
 //   model of many constants whose predictions switch between regimes (the NCCL model's algorithms and protocols).
 
@@ -31,8 +32,10 @@ public:
   std::size_t evaluations() const { return memo_.size(); }
 
   /// The constants minimising the sum over rows with use[i] of log(predicted / measured)^2 (a prediction that is not a
-  /// positive finite number counts as a factor e^10 off): coordinate descent, each coordinate a golden-section search in
-  /// log space within [start / 2, 2 x start], to 0.2 %, until a sweep moves no constant by more than that (at most 4).
+  /// positive finite number counts as a factor e^10 off): Gauss-Newton in log space from `start`, each step at most a
+  /// factor e^0.5 and halved until the sum falls, until a step moves no constant by 0.2 %; where the rows do not pin
+  /// every constant down, coordinate descent (each coordinate a golden-section search within [start / 2, 2 x start],
+  /// to 0.2 %, at most 4 sweeps).
   std::vector<double> minimise_log_error(const std::vector<bool>& use, std::vector<double> start);
 
   /// A parameter of gauss_newton: its start, how it may move, and the scales of its finite difference and of "settled".
