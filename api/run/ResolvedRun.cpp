@@ -203,8 +203,8 @@ const T& find_or_convert(InputCache::ByDocument<T>& map, const InputSource& sour
   return map.emplace(std::move(key), std::make_pair(source.document, load(source))).first->second.second;
 }
 
-/// The topology and workload (through the cache when there is one: files by name, documents by label and content)
-/// and the algorithm.
+/// The topology and workload (through the cache when there is one: files by name, documents by label and document
+/// object) and the algorithm.
 void load_inputs(const SimulateRequest& req, InputCache* cache, ResolvedRun& r)
 {
   const bool use_cache = cache != nullptr;
@@ -216,12 +216,13 @@ void load_inputs(const SimulateRequest& req, InputCache* cache, ResolvedRun& r)
   };
   InputCache none;
   InputCache& c   = use_cache ? *cache : none;
-  r.topology_file = topology_location(req.topology); // a document's label, or the preset resolved
-  if (use_cache && !req.topology.document)
-    r.topology_file = find_or_load(c.topology_files, req.topology, topology_location);
+  // A document's location is its label: nothing to look up or keep.
+  r.topology_file = use_cache && !req.topology.document
+                        ? find_or_load(c.topology_files, req.topology, topology_location)
+                        : topology_location(req.topology);
   r.topo = cached(c.topologies, c.document_topologies, req.topology, load_topology_of);
   r.work = cached(c.workloads, c.document_workloads, req.workload, load_workload_of);
-  r.algo          = algorithms::find_plan_algorithm(req.algorithm);
+  r.algo = algorithms::find_plan_algorithm(req.algorithm);
   if (r.algo == nullptr)
     throw io::InputError("--algorithm", "",
                          fmt::format("unknown algorithm {} (known: {})", io::echo(req.algorithm), known_algorithms()));
