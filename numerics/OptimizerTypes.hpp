@@ -20,6 +20,9 @@ struct TensorSlice {
   std::string name;
   std::size_t offset;
   std::size_t size;
+  /// The tensor's first dimension when its memory is read as a row-major rows x (size / rows) matrix, as torch's
+  /// tensor.view(shape[0], -1) reads it; 0 for a vector. Only the low-rank compressor (numerics/PowerSgd.hpp) needs it.
+  std::size_t rows = 0;
 };
 using TensorLayout = std::vector<TensorSlice>;
 

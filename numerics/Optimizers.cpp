@@ -104,6 +104,11 @@ void DenseOptimizer::step(std::vector<Vec>& params, const std::vector<Vec>& grad
 {
   const Vec g = average(grads);
   bytes_ += ring_allreduce_bytes(static_cast<std::size_t>(g.size()), workers_);
+  update(params, g);
+}
+
+void DenseOptimizer::update(std::vector<Vec>& params, const Vec& g)
+{
   for (std::size_t w = 0; w < workers_; ++w) {
     if (kind_ == "sgd") {
       if (state_[w].m.size() == 0)

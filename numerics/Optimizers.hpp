@@ -58,6 +58,10 @@ public:
   DenseOptimizer(std::string kind, TensorLayout layout, std::size_t workers, const Hyper& h);
   void step(std::vector<Vec>& params, const std::vector<Vec>& grads) override;
 
+protected:
+  /// Every worker's update with the reduced gradient `g` (what step() does after averaging).
+  void update(std::vector<Vec>& params, const Vec& g);
+
 private:
   std::string kind_;
   TensorLayout layout_;

@@ -11,9 +11,12 @@ namespace ccsim::workloads {
 
 Mlp::Mlp(int inputs, int hidden, int classes, std::uint64_t seed) : in_(inputs), hid_(hidden), out_(classes), seed_(seed)
 {
-  layout_ = {{"W1", 0, static_cast<std::size_t>(hid_ * in_)},
+  // W1 and W2 are column-major hidden x inputs and classes x hidden (Eigen's order), so their memory read row-major
+  // has inputs and hidden rows (TensorSlice::rows).
+  layout_ = {{"W1", 0, static_cast<std::size_t>(hid_ * in_), static_cast<std::size_t>(in_)},
              {"b1", static_cast<std::size_t>(hid_ * in_), static_cast<std::size_t>(hid_)},
-             {"W2", static_cast<std::size_t>(hid_ * in_ + hid_), static_cast<std::size_t>(out_ * hid_)},
+             {"W2", static_cast<std::size_t>(hid_ * in_ + hid_), static_cast<std::size_t>(out_ * hid_),
+              static_cast<std::size_t>(hid_)},
              {"b2", static_cast<std::size_t>(hid_ * in_ + hid_ + out_ * hid_), static_cast<std::size_t>(out_)}};
   size_ = layout_.back().offset + layout_.back().size;
   // The teacher: a wider random ReLU network whose argmax is the label.

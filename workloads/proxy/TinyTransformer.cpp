@@ -73,8 +73,10 @@ TinyTransformer::TinyTransformer(TransformerConfig config, std::uint64_t seed, s
   }
   for (unsigned char ch : text)
     tokens_.push_back(token_of[ch]);
-  auto add = [&](const std::string& name, std::size_t n) {
-    layout_.push_back({name, size_, n});
+  // `rows`: a weight's output width, as its memory is a row-major (out x in) matrix like torch's nn.Linear weight
+  // (TransformerLayers.cpp reads it column-major as in x out); an embedding's rows are its tokens or positions.
+  auto add = [&](const std::string& name, std::size_t n, std::size_t rows = 0) {
+    layout_.push_back({name, size_, n, rows});
     size_ += n;
   };
   // A bias (or LayerNorm shift) only where the configuration has biases.
@@ -83,22 +85,22 @@ TinyTransformer::TinyTransformer(TransformerConfig config, std::uint64_t seed, s
       add(name, n);
   };
   const auto d = static_cast<std::size_t>(c_.width), h = static_cast<std::size_t>(c_.hidden);
-  add("tok_emb", static_cast<std::size_t>(c_.vocab) * d);
-  add("pos_emb", static_cast<std::size_t>(c_.context) * d);
+  add("tok_emb", static_cast<std::size_t>(c_.vocab) * d, static_cast<std::size_t>(c_.vocab));
+  add("pos_emb", static_cast<std::size_t>(c_.context) * d, static_cast<std::size_t>(c_.context));
   for (int l = 0; l < c_.layers; ++l) {
     const std::string p = "l" + std::to_string(l) + ".";
     add(p + "ln1_g", d);
     add_bias(p + "ln1_b", d);
     for (const char* n : {"wq", "wk", "wv", "wo"}) {
       const std::string weight = p + n;
-      add(weight, d * d);
+      add(weight, d * d, d);
       add_bias(weight + "_b", d);
     }
     add(p + "ln2_g", d);
     add_bias(p + "ln2_b", d);
-    add(p + "w1", d * h);
+    add(p + "w1", d * h, h);
     add_bias(p + "b1", h);
-    add(p + "w2", h * d);
+    add(p + "w2", h * d, d);
     add_bias(p + "b2", d);
     residual_out_.push_back(p + "wo");
     residual_out_.push_back(p + "w2");
@@ -106,7 +108,7 @@ TinyTransformer::TinyTransformer(TransformerConfig config, std::uint64_t seed, s
   add("lnf_g", d);
   add_bias("lnf_b", d);
   if (!c_.tied_embeddings)
-    add("w_out", d * static_cast<std::size_t>(c_.vocab));
+    add("w_out", d * static_cast<std::size_t>(c_.vocab), static_cast<std::size_t>(c_.vocab));
   add_bias("b_out", static_cast<std::size_t>(c_.vocab));
 
   dims_  = {c_.context, c_.width, c_.hidden, c_.vocab, c_.heads, c_.gelu};
