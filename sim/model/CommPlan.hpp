@@ -126,6 +126,10 @@ struct CommOp {
   /// time and exposes only what its GEMM cannot hide; the rest of the op (not listed: the embedding's and the output
   /// layer's all-reduces) stays exposed in full. Empty: none of it overlaps.
   std::vector<GemmOverlap> beside_gemms{};
+  /// An exchange that runs beside the compute of the next `overlap_steps` whole steps (Streaming DiLoCo's overlapped
+  /// outer gradients, Douillard et al. 2025 §2.3): timed whole on the cluster, it delays its step only by what
+  /// outlasts that compute. 0: none.
+  int overlap_steps = 0;
   /// Context parallelism's K,V ring (a SEND_RECV on CONTEXT_PARALLEL groups, `bytes` = ring->bytes_per_step()): run
   /// by the engine round by round beside the attention it overlaps, not as one collective.
   std::optional<RingAttention> ring{};
@@ -234,21 +238,22 @@ struct StepShape {
 };
 
 /// Whether `op` runs hidden under compute in a step of `shape`: a per-layer collective of ZeRO-3, tensor-parallel
-/// collectives beside their GEMMs, a flagged gradient reduction with bucketed overlap, or a flagged weight all-gather
-/// with parameter prefetch.
+/// collectives beside their GEMMs, an exchange beside the next steps, a flagged gradient reduction with bucketed
+/// overlap, or a flagged weight all-gather with parameter prefetch.
 inline bool hidden_under_compute(const CommOp& op, const StepShape& shape)
 {
-  return op.per_layer != LayerPass::NONE || !op.beside_gemms.empty() ||
+  return op.per_layer != LayerPass::NONE || !op.beside_gemms.empty() || op.overlap_steps > 0 ||
          (op.overlap_backward && shape.overlap.grad_reduction == GradReduction::BUCKETED) ||
          (op.prefetch_forward && shape.overlap.param_prefetch);
 }
 
-/// The bucket size a hidden op runs in: the whole op for collectives beside GEMMs (timed once, shared out by bytes), one
+/// The bucket size a hidden op runs in: the whole op for collectives beside GEMMs (timed once, shared out by bytes) and
+/// for an exchange beside the next steps, one
 /// layer's share of it for a per-layer collective (the model's layers on this rank), else the run's bucket size
 /// (OverlapSettings::bucket_bytes).
 inline std::uint64_t hidden_bucket_bytes(const CommOp& op, const StepShape& shape)
 {
-  if (!op.beside_gemms.empty())
+  if (!op.beside_gemms.empty() || op.overlap_steps > 0)
     return std::max<std::uint64_t>(1, op.bytes);
   if (op.per_layer == LayerPass::NONE)
     return shape.overlap.bucket_bytes;

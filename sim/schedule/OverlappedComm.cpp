@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <variant>
 
 namespace sg4 = simgrid::s4u;
@@ -64,6 +65,11 @@ HiddenExposure charge_hidden_ops(StepContext& c, int phase_index, double forward
       out.beside_gemms_s += beside_gemms_exposed_s(c.compute, scale, comm, t);
       continue;
     }
+    if (comm.overlap_steps > 0) { // beside the next overlap_steps steps' micro-batches: only what outlasts them
+      const double window = comm.overlap_steps * std::max(1, c.shape.grad_accumulation) * (forward_s + backward_s);
+      out.after_backward_s += std::max(0.0, t - window);
+      continue;
+    }
     if (comm.per_layer != LayerPass::NONE) {
       layered              = true;
       const double layer_s = h.timing.total_s() / static_cast<double>(std::max<std::uint64_t>(1, h.timing.buckets.count()));
@@ -103,7 +109,8 @@ void record_hidden_spans(StepContext& c, int phase_index, double forward_start_s
     const bool reduction = (comm.overlap_backward && c.shape.overlap.grad_reduction == GradReduction::BUCKETED) ||
                            comm.per_layer == LayerPass::BACKWARD;
     const double start   = reduction ? backward_start_s : forward_start_s;
-    const std::string under = !comm.beside_gemms.empty()         ? "beside the GEMMs of every pass"
+    const std::string under = comm.overlap_steps > 0              ? fmt::format("beside the next {} steps", comm.overlap_steps)
+                              : !comm.beside_gemms.empty()         ? "beside the GEMMs of every pass"
                               : comm.per_layer != LayerPass::NONE ? (reduction ? "under every backward" : "under every forward")
                               : reduction                       ? "under the last backward"
                                                                 : "under the first forward";
