@@ -5,6 +5,7 @@
 #include "algorithms/BuiltinAlgorithms.hpp"
 
 #include "algorithms/dense/DenseAlgorithms.hpp"
+#include "algorithms/lowcomm/LowCommAlgorithms.hpp"
 #include "algorithms/onebit/OnebitAlgorithms.hpp"
 #include "algorithms/pipeline/PipelineAlgorithms.hpp"
 #include "algorithms/sharded/ShardedAlgorithms.hpp"
@@ -26,6 +27,10 @@ std::vector<AlgorithmDescriptor> builtin_algorithms()
   all.push_back(slamb());
   all.push_back(topk_lamb());
   all.push_back(randk_lamb());
+  // Low-communication data parallelism beyond the five papers (issue 47).
+  all.push_back(powersgd());
+  all.push_back(diloco());
+  all.push_back(streaming_diloco());
   // Sharded data parallelism (SDP4Bit and its comparisons), each training through the sharded loop.
   all.push_back(megatron_dp());
   all.push_back(sdp4bit());

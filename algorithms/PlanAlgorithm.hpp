@@ -57,6 +57,16 @@ public:
   virtual sim::StepPlan plan(const sim::StepShape& shape, const ParamValues& params) const = 0;
 };
 
+/// A plan that carries its algorithm's name (the optimizer measurement it looks up is named after it).
+class NamedPlan : public PlanAlgorithm {
+public:
+  explicit NamedPlan(std::string name) : name_(std::move(name)) {}
+  std::string name() const override { return name_; }
+
+protected:
+  std::string name_;
+};
+
 /// Every accepted --param key at its default value.
 ParamValues default_params(const PlanAlgorithm& algorithm);
 

@@ -43,13 +43,16 @@ TEST_CASE("make_distributed_optimizer: every optimizer the update registry lists
 {
   // The registry takes these names from the factory's own table, so each must build and take a step.
   const auto infos = algorithms::optimizer_algorithm_infos();
-  REQUIRE(infos.size() == 10);
+  REQUIRE(infos.size() == 13);
   const auto updates = algorithms::update_algorithm_infos();
   for (std::size_t i = 0; i < infos.size(); ++i) {
     INFO(infos[i].name);
     CHECK(updates.at(i).name == infos[i].name);
     CHECK(infos[i].trains);
-    auto opt = algorithms::make_distributed_optimizer(infos[i].name, {{"all", 0, 64}}, 2, {{"freeze_step", 1}});
+    // freeze_step 1, inner_steps 1 and overlap_steps 0: the 1-bit methods compress and both DiLoCos communicate
+    // within the one step.
+    auto opt = algorithms::make_distributed_optimizer(infos[i].name, {{"all", 0, 64}}, 2,
+                                                      {{"freeze_step", 1}, {"inner_steps", 1}, {"overlap_steps", 0}});
     std::vector<Vec> x(2, Vec::Ones(64));
     opt->step(x, {Vec::Constant(64, 0.5f), Vec::Constant(64, -0.25f)});
     CHECK(opt->bytes_sent_per_worker() > 0);

@@ -23,16 +23,6 @@ sim::StepShape shape(std::uint64_t params, int dp, int dp_per_node)
   return s;
 }
 
-sim::StepPlan plan_of(const std::string& name, const sim::StepShape& s, algorithms::ParamValues overrides = {})
-{
-  const auto* a = algorithms::find_plan_algorithm(name);
-  REQUIRE(a != nullptr);
-  algorithms::ParamValues p = algorithms::default_params(*a);
-  for (const auto& [k, v] : overrides)
-    p[k] = v;
-  return a->plan(s, p);
-}
-
 const sim::PhasePlan& phase_named(const sim::StepPlan& plan, const std::string& name)
 {
   for (const auto& ph : plan.phases)
@@ -42,6 +32,8 @@ const sim::PhasePlan& phase_named(const sim::StepPlan& plan, const std::string& 
   return plan.phases.front();
 }
 } // namespace
+
+using test::plan_of;
 
 TEST_CASE("PlanBytes: every docs/design/DESIGN.md algorithm is registered", "[algorithms]")
 {

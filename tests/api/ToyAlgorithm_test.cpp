@@ -83,7 +83,7 @@ TEST_CASE("Toy algorithm: listed by ccsim list and the update registry", "[api]"
   CHECK(std::is_sorted(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.name < b.name; }));
   // The registry's order: after the 21 built-in algorithms.
   const auto trainable = algorithms::update_algorithm_infos();
-  REQUIRE(trainable.size() == 22);
+  REQUIRE(trainable.size() == 25);
   CHECK(trainable.back().name == kToyName);
   const auto optimizers = algorithms::optimizer_algorithm_infos();
   CHECK(optimizers.back().name == kToyName);

@@ -5,6 +5,7 @@
 #include "tests/support/RunCcsim.hpp"
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 using ccsim::test::run_ccsim;
@@ -101,4 +102,27 @@ TEST_CASE("Overlap CLI: a bad overlap setting is one line naming the flag or the
   CHECK(w.exit_code == 2);
   CHECK(ccsim::test::line_count(w.err) == 1);
   CHECK(w.err.find("/overlap/bucket_mb") != std::string::npos);
+}
+
+TEST_CASE("Overlap CLI: Streaming DiLoCo's exchange delays its step only by what outlasts tau steps of compute",
+          "[cli]")
+{
+  // BERT-Large on 16 V100 at 0.1 Gbit/s, H = 30, 8 fragments (24 layers / 3): a sending step's fragment all-reduce
+  // (comm) runs beside the next tau steps' compute, so the step's exposed time is max(0, comm - tau x compute):
+  // tau = 0 exposes it all, tau = 1 the excess over one step's compute, tau = 5 none.
+  const std::string base = "--topology v100x4-eth10g --workload bert-large --algorithm streaming-diloco --gpus 16 "
+                           "--bandwidth-gbps 0.1 --param inner_steps=30 --param overlap_steps=";
+  for (const int tau : {0, 1, 5}) {
+    INFO("tau " << tau);
+    const auto d = simulate_json(base + std::to_string(tau));
+    check_exposed_within_comm(d);
+    const auto& sync = d.at("phases").at(1);
+    REQUIRE(sync.at("name") == "sync");
+    CHECK(sync.at("fraction").get<double>() == Approx(8.0 / 30));
+    const double comm    = sync.at("breakdown").at("comm_s").get<double>();
+    const double compute = sync.at("breakdown").at("compute_s").get<double>();
+    REQUIRE(comm > compute); // 0.1 Gbit/s: one fragment takes longer than a step's compute
+    CHECK(sync.at("breakdown").at("exposed_comm_s").get<double>() ==
+          Approx(std::max(0.0, comm - tau * compute)).margin(1e-9));
+  }
 }

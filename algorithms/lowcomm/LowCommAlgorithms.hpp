@@ -1,0 +1,13 @@
+#pragma once
+// The low-communication methods beyond the five papers (issue 47): PowerSGD's low-rank gradients (Vogels et al. 2019)
+// DiLoCo's rare outer steps (Douillard et al. 2023) and Streaming DiLoCo's fragments (Douillard et al. 2025).
+
+#include "algorithms/AlgorithmDescriptor.hpp"
+
+namespace ccsim::algorithms {
+
+AlgorithmDescriptor powersgd();
+AlgorithmDescriptor diloco();
+AlgorithmDescriptor streaming_diloco();
+
+} // namespace ccsim::algorithms
