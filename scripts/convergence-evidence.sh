@@ -68,9 +68,28 @@ FAMILIES = [
     {"family": "pipeline parallel (pp = 4, fw2/bw4)", "baseline": "fp32-pipeline", "proxy": "tiny-transformer",
      "regime": "fine-tuning", "threshold": 0.03, "args": ["--task", "finetune", "--param", "pp=4"],
      "algorithms": ["fp32-pipeline", "aq-sgd", "directq"]},
+    # --- the low-communication methods (issue 47), against Adam with torch's AdamW formula (DiLoCo's inner optimizer)
+    # at the same rate. PowerSGD at its paper's rank 2; DiLoCo's H scaled so that the run has 20 outer steps (the
+    # paper: 128 outer steps of H = 500), its outer Nesterov step at the paper's lr 0.7, momentum 0.9.
+    {"family": "data-parallel Adam (low communication)", "baseline": "adam", "proxy": "char-gpt",
+     "regime": "pre-training", "threshold": 0.03,
+     "args": ["--param", "adam_variant=adamw", "--param", "inner_steps=10"],
+     "algorithms": ["adam", "powersgd", "diloco"]},
+    # Streaming DiLoCo at its paper's settings (§3: outer lr 0.4, tau = 1, alpha = 0.5, E3M0 outer gradients) with
+    # DiLoCo's H above and one transformer block a fragment (char-gpt has two).
+    {"family": "data-parallel Adam (streaming)", "baseline": "adam", "proxy": "char-gpt", "regime": "pre-training",
+     "threshold": 0.03,
+     "args": ["--param", "adam_variant=adamw", "--param", "inner_steps=10", "--param", "fragments=2"],
+     "algorithms": ["adam", "streaming-diloco"]},
     # --- the mlp
     {"family": "data-parallel Adam", "baseline": "adam", "proxy": "mlp", "regime": "pre-training", "threshold": 0.03,
      "args": [], "algorithms": ["adam", "onebit-adam", "naive-1bit-adam"]},
+    {"family": "data-parallel Adam (low communication)", "baseline": "adam", "proxy": "mlp", "regime": "pre-training",
+     "threshold": 0.03, "args": ["--param", "adam_variant=adamw", "--param", "inner_steps=50"],
+     "algorithms": ["adam", "powersgd", "diloco"]},
+    {"family": "data-parallel Adam (streaming)", "baseline": "adam", "proxy": "mlp", "regime": "pre-training",
+     "threshold": 0.03, "args": ["--param", "adam_variant=adamw", "--param", "inner_steps=50"],
+     "algorithms": ["adam", "streaming-diloco"]},
     {"family": "data-parallel LAMB (large batch)", "baseline": "lamb", "proxy": "mlp", "regime": "pre-training",
      "threshold": 0.03, "args": ["--global-batch", "4096", "--param", "lr=0.01"],
      "algorithms": ["lamb", "onebit-lamb", "lamb-basic-1bit", "slamb", "randk-lamb", "topk-lamb"]},

@@ -35,15 +35,15 @@ evidence() { bash "$root/scripts/convergence-evidence.sh" --ccsim "$dir/fake-ccs
   -j 1 --only mlp "$@" 2>"$dir/stderr"; }
 
 evidence --seeds 3 >/dev/null || fail "--seeds 3 failed: $(tail -3 "$dir/stderr")"
-[ "$(wc -l < "$dir/fake-ccsim.calls")" -eq 12 ] || fail "4 mlp families x 3 seeds should be 12 runs"
+[ "$(wc -l < "$dir/fake-ccsim.calls")" -eq 18 ] || fail "6 mlp families x 3 seeds should be 18 runs"
 python3 - "$dir/ev.json" <<'PY' || fail "the file of 3 seeds is wrong"
 import json, sys
 rows = json.load(open(sys.argv[1]))["rows"]
-assert len(rows) == 3 + 6 + 8 + 3, len(rows)
+assert len(rows) == 3 + 3 + 2 + 6 + 8 + 3, len(rows)
 for r in rows:
     assert r["seeds"] == [1, 2, 3] and len(r["steps_ratios"]) == 3, r["algorithm"]
     assert r["check"]["seed"] == 1
-    second = r["algorithm"] in ("onebit-adam", "onebit-lamb", "sdp4bit", "aq-sgd")
+    second = r["algorithm"] in ("onebit-adam", "onebit-lamb", "sdp4bit", "aq-sgd", "powersgd", "streaming-diloco")
     if r["algorithm"] == r["baseline"]:
         assert r["gap_interval_90"] == [0, 0] and r["converges"] == "yes", r
     elif second:
@@ -57,9 +57,9 @@ PY
 : > "$dir/fake-ccsim.calls"
 evidence --seeds 4 --resume >/dev/null || fail "--resume --seeds 4 failed: $(tail -3 "$dir/stderr")"
 # The check of each family (seed 1, 20 % of its steps), then seed 4 only.
-[ "$(grep -c 'seed=1 stop=' "$dir/fake-ccsim.calls")" -eq 4 ] || fail "--resume should rerun each family's check"
-[ "$(grep -c 'seed=4 stop=-' "$dir/fake-ccsim.calls")" -eq 4 ] || fail "--resume should train seed 4 only"
-[ "$(wc -l < "$dir/fake-ccsim.calls")" -eq 8 ] || fail "--resume trained seeds it already had"
+[ "$(grep -c 'seed=1 stop=' "$dir/fake-ccsim.calls")" -eq 6 ] || fail "--resume should rerun each family's check"
+[ "$(grep -c 'seed=4 stop=-' "$dir/fake-ccsim.calls")" -eq 6 ] || fail "--resume should train seed 4 only"
+[ "$(wc -l < "$dir/fake-ccsim.calls")" -eq 12 ] || fail "--resume trained seeds it already had"
 python3 -c "import json,sys; rows=json.load(open(sys.argv[1]))['rows']; assert all(r['seeds']==[1,2,3,4] and len(r['steps_ratios'])==4 for r in rows)" \
   "$dir/ev.json" || fail "--resume did not give 4 seeds"
 
