@@ -22,6 +22,16 @@ struct DilocoSettings {
 /// The settings from `ccsim train` hyper-parameters "inner_steps", "outer_lr" and "outer_momentum".
 DilocoSettings diloco_settings(const Hyper& h);
 
+/// DiLoCo's inner step on every worker: torch.optim.AdamW (bias-corrected) at hyper lr x lr_scale, with beta1,
+/// beta2, eps and weight_decay (Streaming DiLoCo's too).
+void inner_adamw_steps(std::vector<Vec>& params, const std::vector<Vec>& grads, std::vector<AdamState>& inner,
+                       const Hyper& h, double lr_scale);
+
+/// torch.optim.SGD(nesterov=True) on one span of the global parameters with its outer gradient `delta`: the buffer
+/// becomes delta on the first step, else mu·buffer + delta; global -= lr·(delta + mu·buffer).
+void nesterov_outer_step(Eigen::Ref<Vec> global, Eigen::Ref<Vec> momentum, const Eigen::Ref<const Vec>& delta,
+                         bool first, double lr, double mu);
+
 /// DiLoCo over W in-process workers. Inner AdamW reads hyper lr, beta1, beta2, eps and weight_decay (torch's AdamW,
 /// bias-corrected). Between outer steps the workers' copies differ; after one they are the global parameters.
 class Diloco : public DistributedOptimizer {
@@ -41,8 +51,9 @@ private:
   DilocoSettings s_;
   std::vector<AdamState> inner_;
   Vec global_;   // θ, the parameters of the last outer step (the starting point until the first)
-  Vec momentum_; // the outer Nesterov buffer; empty before the first outer step
-  long steps_ = 0;
+  Vec momentum_; // the outer Nesterov buffer
+  long steps_       = 0;
+  bool had_outer_ = false; // whether an outer step ran (torch's first step copies the gradient into the buffer)
 };
 
 } // namespace ccsim::numerics

@@ -1,6 +1,7 @@
 // Streaming DiLoCo's fragments, exchanges and mixing (numerics/StreamingDiloco.hpp).
 #include "numerics/StreamingDiloco.hpp"
 
+#include "numerics/Diloco.hpp"
 #include "numerics/Fp4.hpp"
 #include "numerics/Optimizers.hpp"
 
@@ -45,6 +46,12 @@ StreamingDilocoSettings streaming_diloco_settings(const Hyper& h)
   return s;
 }
 
+long streaming_fragment_count(long fragments, long blocks)
+{
+  const long usable = std::max<long>(1, blocks);
+  return std::clamp<long>(fragments > 0 ? fragments : (usable + 2) / 3, 1, usable);
+}
+
 std::vector<std::vector<std::size_t>> streaming_fragments(const TensorLayout& layout, long fragments)
 {
   // Each tensor's block: its own, else the next block's (before the first), else the last block's.
@@ -63,9 +70,7 @@ std::vector<std::vector<std::size_t>> streaming_fragments(const TensorLayout& la
     else
       block[i] = next >= 0 ? next : last;
   }
-  const long usable = std::max<long>(1, blocks);
-  long p            = fragments > 0 ? fragments : (usable + 2) / 3;
-  p                 = std::clamp<long>(p, 1, usable);
+  const long p = streaming_fragment_count(fragments, blocks);
   std::vector<std::vector<std::size_t>> out(static_cast<std::size_t>(p));
   for (std::size_t i = 0; i < layout.size(); ++i)
     out[static_cast<std::size_t>(block[i] % p)].push_back(i);
@@ -121,19 +126,12 @@ void StreamingDiloco::send(std::size_t p, const std::vector<Vec>& params)
 
 void StreamingDiloco::apply(InFlight& f, std::vector<Vec>& params)
 {
-  // The outer Nesterov step on the fragment (torch.optim.SGD, nesterov=True, as numerics::Diloco), then the mixing.
-  const auto mu    = static_cast<float>(s_.outer_momentum);
-  const auto lr    = static_cast<float>(s_.outer_lr);
+  // The outer Nesterov step on the fragment (as numerics::Diloco's), then the mixing.
   const auto alpha = static_cast<float>(s_.mixing);
   for (const std::size_t t : fragments_[f.fragment]) {
     const auto off = static_cast<long>(layout_[t].offset), len = static_cast<long>(layout_[t].size);
-    const auto d   = f.delta.segment(off, len);
-    auto m         = momentum_.segment(off, len);
-    if (has_momentum_[f.fragment])
-      m = mu * m + d;
-    else
-      m = d;
-    global_.segment(off, len) -= lr * (d + mu * m);
+    nesterov_outer_step(global_.segment(off, len), momentum_.segment(off, len), f.delta.segment(off, len),
+                        !has_momentum_[f.fragment], s_.outer_lr, s_.outer_momentum);
     for (auto& x : params)
       x.segment(off, len) = alpha * x.segment(off, len) + (1 - alpha) * global_.segment(off, len);
   }
@@ -149,11 +147,7 @@ void StreamingDiloco::step(std::vector<Vec>& params, const std::vector<Vec>& gra
     global_   = params[0];
     momentum_ = Vec::Zero(global_.size());
   }
-  const double lr = lr_scale_ * hyper_or(h_, "lr", 1e-3);
-  for (std::size_t w = 0; w < workers_; ++w) // torch.optim.AdamW, as DiLoCo's inner optimizer
-    adam_update(params[w], grads[w], inner_[w], lr, hyper_or(h_, "beta1", 0.9), hyper_or(h_, "beta2", 0.999),
-                hyper_or(h_, "eps", 1e-8), hyper_or(h_, "weight_decay", 0), /*bias_correction=*/true,
-                AdamVariant::ADAMW);
+  inner_adamw_steps(params, grads, inner_, h_, lr_scale_); // DiLoCo's inner optimizer
   ++steps_;
   for (std::size_t p = 0; p < fragments_.size(); ++p)
     if (sends_after(steps_, p))
@@ -162,8 +156,8 @@ void StreamingDiloco::step(std::vector<Vec>& params, const std::vector<Vec>& gra
   for (auto& f : in_flight_)
     if (f.due == steps_)
       apply(f, params);
-  in_flight_.erase(std::remove_if(in_flight_.begin(), in_flight_.end(), [&](const InFlight& f) { return f.due <= steps_; }),
-                   in_flight_.end());
+  const auto applied = [&](const InFlight& f) { return f.due <= steps_; };
+  in_flight_.erase(std::remove_if(in_flight_.begin(), in_flight_.end(), applied), in_flight_.end());
 }
 
 } // namespace ccsim::numerics

@@ -31,9 +31,13 @@ struct StreamingDilocoSettings {
 /// "outer_lr", "outer_momentum" and "outer_bits" (4 or 32).
 StreamingDilocoSettings streaming_diloco_settings(const Hyper& h);
 
+/// P for a model of `blocks` transformer blocks: `fragments`, or ceil(blocks / 3) when it is 0 (the paper's fragments
+/// of 3 blocks), between 1 and the blocks (a model without blocks is one). The plan and the update share it.
+long streaming_fragment_count(long fragments, long blocks);
+
 /// The fragments of `layout`: the tensors named "l<k>." form block k (a transformer block of the proxies), tensors
 /// before the first block join it and tensors after the last join that one; a layout without blocks is one block.
-/// Block k goes to fragment k mod P (strided), P = `fragments`, or ceil(blocks / 3) when it is 0, at most the blocks.
+/// Block k goes to fragment k mod P (strided), P = streaming_fragment_count(fragments, blocks).
 /// Returns, per fragment, the indices of its tensors in layout order.
 std::vector<std::vector<std::size_t>> streaming_fragments(const TensorLayout& layout, long fragments);
 

@@ -45,8 +45,9 @@ sim::StepPlan DilocoPlan::plan(const sim::StepShape& s, const ParamValues& p) co
   outer.name           = "outer";
   outer.fraction       = 1 / H;
   outer.ops.push_back(synchronisation_kernel("diloco_outer_gradient", 12ull * s.params_per_rank));
+  const auto bytes = static_cast<std::uint64_t>(std::ceil(outer_bytes * static_cast<double>(s.params_per_rank)));
   outer.ops.push_back(collective("allreduce outer gradient", sim::Collective::ALL_REDUCE, sim::GroupKind::DATA_PARALLEL,
-                                 static_cast<std::uint64_t>(std::ceil(outer_bytes * static_cast<double>(s.params_per_rank)))));
+                                 bytes));
   outer.ops.push_back(synchronisation_kernel("diloco_outer_step", 24ull * s.params_per_rank));
 
   sim::StepPlan plan;

@@ -28,8 +28,8 @@ std::unique_ptr<numerics::DistributedOptimizer> make_diloco(const OptimizerArgs&
 
 ParamSpec mixing()
 {
-  return {"mixing", 0.5, "Streaming DiLoCo: weight of the worker's own fragment when the new global one arrives (alpha)",
-          {0, 1}};
+  return {"mixing", 0.5,
+          "Streaming DiLoCo: weight of the worker's own fragment when the new global one arrives (alpha)", {0, 1}};
 }
 
 std::unique_ptr<numerics::DistributedOptimizer> make_streaming_diloco(const OptimizerArgs& a)
@@ -67,7 +67,8 @@ AlgorithmDescriptor powersgd()
   // Adam (the optimizer a torch script registers the hook under) so that it ranks beside Adam and 1-bit Adam;
   // Vogels et al. train with momentum SGD (Algorithm 2). Memory: the hook's error buffer all the time, and its copy
   // of the input during the step (input_tensor_cp); the factors are r/(n + m) of that.
-  return low_communication("powersgd", "PowerSGD: rank-r gradient factors with error feedback (torch's DDP hook) under Adam",
+  return low_communication("powersgd",
+                           "PowerSGD: rank-r gradient factors with error feedback (torch's DDP hook) under Adam",
                            std::make_shared<PowerSgdPlan>("powersgd"), make_powersgd,
                            {train_keys::bias_correction(), train_keys::adam_variant(), powersgd_rank_param(),
                             powersgd_start_iter()},

@@ -111,7 +111,8 @@ sim::StepPlan PowerSgdPlan::plan(const sim::StepShape& s, const ParamValues& p) 
 
   sim::PhasePlan phase{"compressed", 1.0, {}, std::nullopt};
   // The hook's order: error feedback (read g and e, write M) and P = M Q (read M); the whole tensors' all-reduce;
-  // every P; Q = Mᵀ P (read M); every Q; P Qᵀ written back and the new error M - P Qᵀ (read M and P Qᵀ, write e).
+  // every P; Q = Mᵀ P (read M); every Q; P Qᵀ written back and the new error M - P Qᵀ (read M and P Qᵀ,
+  // write e).
   phase.ops.push_back(synchronisation_kernel("powersgd_compress", 4 * fp32));
   if (split.uncompressed > 0)
     phase.ops.push_back(collective("allreduce uncompressed tensors", sim::Collective::ALL_REDUCE,

@@ -3,6 +3,7 @@
 
 #include "algorithms/PlanHelpers.hpp"
 #include "algorithms/lowcomm/DilocoPlan.hpp"
+#include "numerics/StreamingDiloco.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -26,13 +27,6 @@ ParamSpec outer_bits_param()
           {1, 32}, true};
 }
 
-long fragments_for(double fragments, int layers)
-{
-  const long blocks = std::max(1, layers);
-  const long p      = fragments > 0 ? static_cast<long>(fragments) : (blocks + 2) / 3;
-  return std::clamp<long>(p, 1, blocks);
-}
-
 std::vector<ParamSpec> StreamingDilocoPlan::param_specs() const
 {
   return {inner_steps_param(100), fragments_param(), overlap_steps_param(), outer_bits_param()};
@@ -43,7 +37,8 @@ sim::StepPlan StreamingDilocoPlan::plan(const sim::StepShape& s, const ParamValu
   const double H   = checked(p, "inner_steps", 1, 1e9);
   const double tau = checked(p, "overlap_steps", 0, 1e9);
   const double bits = checked(p, "outer_bits", 1, 32);
-  const auto P     = static_cast<double>(fragments_for(checked(p, "fragments", 0, 1e6), s.layers));
+  const auto P     = static_cast<double>(
+      numerics::streaming_fragment_count(static_cast<long>(checked(p, "fragments", 0, 1e6)), s.layers));
   if (P > H)
     throw std::invalid_argument("Streaming DiLoCo sends one fragment a step at most: fragments (" +
                                 std::to_string(static_cast<long>(P)) + ") must not exceed inner_steps");

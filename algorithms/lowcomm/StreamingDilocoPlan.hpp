@@ -15,9 +15,6 @@ ParamSpec overlap_steps_param();
 /// outer_bits: bits per outer-gradient value on the wire, 4 (E3M0) by default.
 ParamSpec outer_bits_param();
 
-/// P for a model of `layers` transformer blocks: `fragments`, or ceil(layers / 3) when 0; between 1 and the layers.
-long fragments_for(double fragments, int layers);
-
 class StreamingDilocoPlan : public NamedPlan {
 public:
   using NamedPlan::NamedPlan;

@@ -6,15 +6,16 @@
   outer, every H inner steps: grad = sum over workers of (global - local) / W (sync_pseudo_gradient), then
          torch.optim.SGD(global, lr=0.7, momentum=0.9, nesterov=True).step(), and every worker copies global.
 
-The gradients are made to order (grad_value: a multiple of 1/1024 from an integer hash, exact in fp32; the test
-computes the same), so the trajectory needs no model. Not run by the test suite. Regenerate with torch:
+The gradients are made to order (reference_common.grad_value with tensor 0: a multiple of 1/1024 from an integer
+hash, exact in fp32; the test computes the same), so the trajectory needs no model. Not run by the test suite.
+Regenerate with torch:
     python3 scripts/reference/diloco-torch.py tests/data/reference/diloco-torch.json
 """
-import json
-import os
 import sys
 
 import torch
+
+from reference_common import grad_value, short, write_fixture
 
 WORKERS = 3
 SIZE = 64
@@ -24,20 +25,9 @@ INNER = dict(lr=0.01, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.1)
 OUTER = dict(lr=0.7, momentum=0.9, nesterov=True)
 
 
-def grad_value(worker, step, index):
-    x = (worker * 1_000_003 + step * 10_007 + index * 7919 + 12_345) & 0xFFFFFFFF
-    x = (x * 2_654_435_761) & 0xFFFFFFFF
-    x ^= x >> 15
-    return ((x % 2001) - 1000) / 1024.0
-
-
-def short(values):
-    return [float(f"{v:.9g}") for v in values]
-
-
 def main():
     out = sys.argv[1]
-    start = torch.tensor([grad_value(99, 0, i) for i in range(SIZE)], dtype=torch.float32)
+    start = torch.tensor([grad_value(99, 0, 0, i) for i in range(SIZE)], dtype=torch.float32)
     global_param = torch.nn.Parameter(start.clone())
     outer = torch.optim.SGD([global_param], **OUTER)
     local = [torch.nn.Parameter(start.clone()) for _ in range(WORKERS)]
@@ -45,7 +35,7 @@ def main():
     after_outer = []
     for step in range(1, STEPS + 1):
         for w in range(WORKERS):
-            local[w].grad = torch.tensor([grad_value(w, step, i) for i in range(SIZE)], dtype=torch.float32)
+            local[w].grad = torch.tensor([grad_value(w, step, 0, i) for i in range(SIZE)], dtype=torch.float32)
             inner[w].step()
         if step % H == 0:
             pseudo = torch.zeros(SIZE)
@@ -65,11 +55,7 @@ def main():
               "outer": {"lr": OUTER["lr"], "momentum": OUTER["momentum"]},
               "global_after_outer": after_outer,
               "worker_params_at_end": [short(p.data.tolist()) for p in local]}
-    tmp = out + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(result, f, separators=(",", ":"))
-        f.write("\n")
-    os.replace(tmp, out)
+    write_fixture(out, result)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 
 Runs torch.distributed.algorithms.ddp_comm_hooks.powerSGD_hook.powerSGD_hook under DistributedDataParallel on three
 CPU processes (gloo), with gradients made to order: each parameter's loss is sum(param * G), so its gradient is G,
-a value both this script and the test compute from integers (grad_value below: k / 1024, exact in fp32). For each
+a value both this script and the test compute from integers (reference_common.grad_value: k / 1024, exact in fp32). For each
 matrix_approximation_rank it records the gradient DDP hands the optimizer at every step (rank 0's; all ranks agree)
 and the Qs the hook drew for its first compressed step (torch.randn, captured by wrapping it), which the test feeds to
 numerics::PowerSgd::start_from so both start from the same draw.
@@ -21,6 +21,8 @@ import torch.multiprocessing as mp
 from torch.distributed.algorithms.ddp_comm_hooks import powerSGD_hook as hook
 from torch.nn.parallel import DistributedDataParallel as DDP
 
+from reference_common import grad_value, short, write_fixture
+
 WORKERS = 3
 STEPS = 6
 START_ITER = 2  # the hook's smallest with error feedback and warm start
@@ -35,14 +37,6 @@ def numel(shape):
     for d in shape:
         n *= d
     return n
-
-
-def grad_value(worker, step, tensor, index):
-    """Integer hash -> a multiple of 1/1024 in [-1000/1024, 1000/1024]; the C++ test computes the same."""
-    x = (worker * 1_000_003 + step * 10_007 + tensor * 101 + index * 7919 + 12_345) & 0xFFFFFFFF
-    x = (x * 2_654_435_761) & 0xFFFFFFFF
-    x ^= x >> 15
-    return ((x % 2001) - 1000) / 1024.0
 
 
 class Model(torch.nn.Module):
@@ -93,11 +87,6 @@ def worker_main(rank_in_group, port, approx_rank, out_path):
     dist.destroy_process_group()
 
 
-def short(values):
-    """fp32 values as the shortest decimals that read back as the same fp32 (9 significant digits always do)."""
-    return [float(f"{v:.9g}") for v in values]
-
-
 def main():
     out = sys.argv[1]
     result = {"source": "torch " + torch.__version__ + ", torch/distributed/algorithms/ddp_comm_hooks/powerSGD_hook.py "
@@ -112,12 +101,7 @@ def main():
         os.remove(part)
         run["rank"] = r
         result["runs"].append(run)
-    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-    tmp = out + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(result, f, separators=(",", ":"))
-        f.write("\n")
-    os.replace(tmp, out)
+    write_fixture(out, result)
 
 
 if __name__ == "__main__":

@@ -3,33 +3,17 @@
 // the global parameters after each of the three outer steps, and every worker's after two more inner steps.
 #include "numerics/Diloco.hpp"
 #include "numerics/Optimizers.hpp"
+#include "tests/support/ReferenceVectors.hpp"
 
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <fstream>
 #include <string>
 
 using namespace ccsim::numerics;
+using ccsim::test::reference_grad;
 
 namespace {
-/// The script's grad_value: a multiple of 1/1024 in [-1000/1024, 1000/1024] from an integer hash, exact in fp32.
-float grad_value(std::uint64_t worker, std::uint64_t step, std::uint64_t index)
-{
-  std::uint64_t x = (worker * 1000003 + step * 10007 + index * 7919 + 12345) & 0xFFFFFFFFull;
-  x               = (x * 2654435761ull) & 0xFFFFFFFFull;
-  x ^= x >> 15;
-  return static_cast<float>(static_cast<double>(static_cast<long>(x % 2001) - 1000) / 1024.0);
-}
-
-nlohmann::json reference()
-{
-  std::ifstream in(std::string(CCSIM_SOURCE_DIR) + "/tests/data/reference/diloco-torch.json");
-  REQUIRE(in.good());
-  return nlohmann::json::parse(in);
-}
-
 /// The largest |a - b| / (1e-3 + |b|) over a vector.
 double worst_gap(const Vec& got, const std::vector<float>& want)
 {
@@ -43,7 +27,7 @@ double worst_gap(const Vec& got, const std::vector<float>& want)
 
 TEST_CASE("DiLoCo matches torch AdamW inside and Nesterov SGD outside step by step", "[numerics][diloco]")
 {
-  const auto ref     = reference();
+  const auto ref     = ccsim::test::reference_fixture("diloco-torch.json");
   const auto workers = ref.at("workers").get<std::size_t>();
   const auto size    = ref.at("size").get<long>();
   const Hyper h      = {{"lr", ref["inner"]["lr"]},
@@ -57,7 +41,7 @@ TEST_CASE("DiLoCo matches torch AdamW inside and Nesterov SGD outside step by st
   Diloco diloco(workers, h);
   Vec start(size);
   for (long i = 0; i < size; ++i)
-    start[i] = grad_value(99, 0, static_cast<std::uint64_t>(i));
+    start[i] = reference_grad(99, 0, 0, static_cast<std::uint64_t>(i));
   std::vector<Vec> params(workers, start);
   std::size_t outer = 0;
   double worst      = 0;
@@ -65,7 +49,7 @@ TEST_CASE("DiLoCo matches torch AdamW inside and Nesterov SGD outside step by st
     std::vector<Vec> grads(workers, Vec(size));
     for (std::size_t w = 0; w < workers; ++w)
       for (long i = 0; i < size; ++i)
-        grads[w][i] = grad_value(w, static_cast<std::uint64_t>(step), static_cast<std::uint64_t>(i));
+        grads[w][i] = reference_grad(w, static_cast<std::uint64_t>(step), 0, static_cast<std::uint64_t>(i));
     const bool ends_outer = diloco.phase() == "outer";
     CHECK(ends_outer == (step % ref.at("inner_steps").get<int>() == 0));
     diloco.step(params, grads);

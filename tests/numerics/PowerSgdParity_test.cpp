@@ -1,39 +1,22 @@
 // numerics::PowerSgd against PyTorch's own PowerSGD DDP hook (powerSGD_hook, error feedback and warm start on),
 // run by scripts/reference/powersgd-hook.py on three gloo processes at ranks 1, 2 and 4: the gradient every worker
 // applies at each of six steps (two plain all-reduces, then four compressed) agrees to fp32 rounding. The gradients
-// are made to order from integers on both sides (grad_value); the hook's first random Qs are the recorded ones.
+// are made to order from integers on both sides (reference_grad); the hook's first random Qs are the recorded ones.
 #include "numerics/PowerSgd.hpp"
+#include "tests/support/ReferenceVectors.hpp"
 
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <fstream>
 #include <string>
 
 using namespace ccsim::numerics;
 
-namespace {
-/// The script's grad_value: an integer hash to a multiple of 1/1024 in [-1000/1024, 1000/1024], exact in fp32.
-float grad_value(std::uint64_t worker, std::uint64_t step, std::uint64_t tensor, std::uint64_t index)
-{
-  std::uint64_t x = (worker * 1000003 + step * 10007 + tensor * 101 + index * 7919 + 12345) & 0xFFFFFFFFull;
-  x               = (x * 2654435761ull) & 0xFFFFFFFFull;
-  x ^= x >> 15;
-  return static_cast<float>(static_cast<double>(static_cast<long>(x % 2001) - 1000) / 1024.0);
-}
-
-nlohmann::json reference()
-{
-  std::ifstream in(std::string(CCSIM_SOURCE_DIR) + "/tests/data/reference/powersgd-hook.json");
-  REQUIRE(in.good());
-  return nlohmann::json::parse(in);
-}
-} // namespace
+using ccsim::test::reference_grad;
 
 TEST_CASE("PowerSGD matches torch's powerSGD_hook step by step at ranks 1 2 and 4", "[numerics][powersgd]")
 {
-  const auto ref          = reference();
+  const auto ref          = ccsim::test::reference_fixture("powersgd-hook.json");
   const auto workers      = ref.at("workers").get<std::size_t>();
   const auto steps        = ref.at("steps").get<std::size_t>();
   TensorLayout layout;
@@ -74,7 +57,7 @@ TEST_CASE("PowerSGD matches torch's powerSGD_hook step by step at ranks 1 2 and 
       for (std::size_t w = 0; w < workers; ++w)
         for (std::size_t ti = 0; ti < layout.size(); ++ti)
           for (std::size_t i = 0; i < layout[ti].size; ++i)
-            grads[w][static_cast<long>(layout[ti].offset + i)] = grad_value(w, step, ti, i);
+            grads[w][static_cast<long>(layout[ti].offset + i)] = reference_grad(w, step, ti, i);
       Vec reduced;
       psgd.reduce(grads, reduced);
       const auto& want = run.at("reduced").at(step);
