@@ -12,18 +12,7 @@
 
 using namespace ccsim::numerics;
 using ccsim::test::reference_grad;
-
-namespace {
-/// The largest |a - b| / (1e-3 + |b|) over a vector.
-double worst_gap(const Vec& got, const std::vector<float>& want)
-{
-  REQUIRE(static_cast<std::size_t>(got.size()) == want.size());
-  double worst = 0;
-  for (std::size_t i = 0; i < want.size(); ++i)
-    worst = std::max(worst, std::abs(got[static_cast<long>(i)] - want[i]) / (1e-3 + std::abs(want[i])));
-  return worst;
-}
-} // namespace
+using ccsim::test::worst_gap;
 
 TEST_CASE("DiLoCo matches torch AdamW inside and Nesterov SGD outside step by step", "[numerics][diloco]")
 {

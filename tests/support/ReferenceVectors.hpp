@@ -6,9 +6,14 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace ccsim::test {
 
@@ -27,6 +32,16 @@ inline nlohmann::json reference_fixture(const std::string& file)
   std::ifstream in(std::string(CCSIM_SOURCE_DIR) + "/tests/data/reference/" + file);
   REQUIRE(in.good());
   return nlohmann::json::parse(in);
+}
+
+/// The largest |got - want| / (1e-3 + |want|) over a vector: relative, with an absolute floor for values near zero.
+inline double worst_gap(const Eigen::VectorXf& got, const std::vector<float>& want)
+{
+  REQUIRE(static_cast<std::size_t>(got.size()) == want.size());
+  double worst = 0;
+  for (std::size_t i = 0; i < want.size(); ++i)
+    worst = std::max(worst, std::abs(got[static_cast<long>(i)] - want[i]) / (1e-3 + std::abs(want[i])));
+  return worst;
 }
 
 } // namespace ccsim::test
