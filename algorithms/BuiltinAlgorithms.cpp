@@ -31,6 +31,7 @@ std::vector<AlgorithmDescriptor> builtin_algorithms()
   all.push_back(powersgd());
   all.push_back(diloco());
   all.push_back(streaming_diloco());
+  all.push_back(demo());
   // Sharded data parallelism (SDP4Bit and its comparisons), each training through the sharded loop.
   all.push_back(megatron_dp());
   all.push_back(sdp4bit());

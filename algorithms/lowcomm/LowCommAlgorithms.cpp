@@ -2,10 +2,12 @@
 #include "algorithms/lowcomm/LowCommAlgorithms.hpp"
 
 #include "algorithms/TrainParams.hpp"
+#include "algorithms/lowcomm/DemoPlan.hpp"
 #include "algorithms/lowcomm/DilocoPlan.hpp"
 #include "algorithms/lowcomm/PowerSgdPlan.hpp"
 #include "algorithms/lowcomm/StreamingDilocoPlan.hpp"
 
+#include "numerics/Demo.hpp"
 #include "numerics/Diloco.hpp"
 #include "numerics/PowerSgd.hpp"
 #include "numerics/StreamingDiloco.hpp"
@@ -35,6 +37,16 @@ ParamSpec mixing()
 std::unique_ptr<numerics::DistributedOptimizer> make_streaming_diloco(const OptimizerArgs& a)
 {
   return std::make_unique<numerics::StreamingDiloco>(a.layout, a.workers, a.hyper);
+}
+
+std::unique_ptr<numerics::DistributedOptimizer> make_demo(const OptimizerArgs& a)
+{
+  return std::make_unique<numerics::Demo>(a.layout, a.workers, a.hyper);
+}
+
+ParamSpec compression_decay()
+{
+  return {"compression_decay", 0.999, "DeMo: decay of the momentum that keeps what was not sent (beta)", {0, 0.999999}};
 }
 
 std::unique_ptr<numerics::DistributedOptimizer> make_powersgd(const OptimizerArgs& a)
@@ -97,6 +109,18 @@ AlgorithmDescriptor streaming_diloco()
                            {inner_steps_param(100), fragments_param(), overlap_steps_param(), mixing(),
                             outer_lr_param(0.4), outer_momentum_param(), outer_bits_param()},
                            {2, 0, 1});
+}
+
+AlgorithmDescriptor demo()
+{
+  // DeMo replaces the optimizer: signSGD (demo.py subclasses torch SGD without momentum) on the decoded update; its
+  // rate and decay are the shared keys lr and weight_decay (the paper's runs: lr 4e-4, weight decay 0). Memory: the
+  // momentum δ where Adam keeps m and v, counted as Adam's (one copy more than DeMo needs), and the decoded update
+  // during the step.
+  return low_communication("demo",
+                           "DeMo: decoupled momentum, its DCT top-k all-gathered every step, signSGD on the mean",
+                           std::make_shared<DemoPlan>("demo"), make_demo,
+                           {demo_topk_param(), demo_chunk_param(), compression_decay()}, {0, 0, 1});
 }
 
 } // namespace ccsim::algorithms

@@ -2,7 +2,7 @@
 #include "algorithms/lowcomm/PowerSgdPlan.hpp"
 
 #include "algorithms/PlanHelpers.hpp"
-#include "sim/model/TransformerArchitecture.hpp"
+#include "algorithms/lowcomm/RankMatrices.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -53,46 +53,26 @@ void add_layers(LowRankSplit& split, const LowRankSplit& layer, double layers)
 LowRankSplit low_rank_split(const sim::StepShape& s, double rank)
 {
   LowRankSplit split;
-  const auto total = static_cast<double>(s.params_per_rank);
-  const double tp  = std::max(1, s.tp);
-  double h         = s.hidden;
-  double layers    = static_cast<double>(s.layers) / std::max(1, s.pp);
-  LowRankSplit layer;
-  if (s.architecture) {
-    const auto& a        = *s.architecture;
-    h                    = static_cast<double>(a.hidden);
-    layers               = static_cast<double>(a.layers) / std::max(1, s.pp);
-    const double q       = static_cast<double>(a.query_width()), kv = static_cast<double>(a.kv_width());
-    const double ffn     = static_cast<double>(a.ffn_hidden);
-    const double up      = a.activation == sim::Activation::SWIGLU ? 2 * ffn : ffn; // fused gate + up
-    const double experts = a.moe() ? std::max(1.0, static_cast<double>(a.experts) / std::max(1, s.ep)) : 1.0;
-    add_matrices(layer, (q + 2 * kv) / tp, h, rank, 1);
-    add_matrices(layer, h, q / tp, rank, 1);
-    add_matrices(layer, up / tp, h, rank, experts);
-    add_matrices(layer, h, ffn / tp, rank, experts);
-    if (a.moe())
-      add_matrices(layer, static_cast<double>(a.experts), h, rank, 1); // the router
-    add_vectors(layer, static_cast<double>(sim::parameter_counts(a).norms_per_layer), 1);
-    if (a.linear_bias)
-      add_vectors(layer, (q + 2 * kv) / tp + h + experts * (up / tp + h), 1);
-  } else if (h > 0 && layers > 0) {
-    add_matrices(layer, 3 * h / tp, h, rank, 1);
-    add_matrices(layer, h, h / tp, rank, 1);
-    add_matrices(layer, 4 * h / tp, h, rank, 1);
-    add_matrices(layer, h, 4 * h / tp, rank, 1);
-    add_vectors(layer, 13 * h, 1); // QKV, projection, fc1 and fc2 biases (3h + h + 4h + h), two LayerNorms (4h)
-  } else {
-    // No shape at all: the parameters as `tensors` square matrices.
+  const auto total       = static_cast<double>(s.params_per_rank);
+  const RankMatrices rm  = rank_matrices(s);
+  if (rm.shapeless) { // the parameters as `tensors` square matrices
     const double tensors = std::max(1, s.tensors);
     const double side    = std::sqrt(total / tensors);
     add_matrices(split, side, side, rank, tensors);
     return split;
   }
-  add_layers(split, layer, layers);
+  LowRankSplit layer;
+  for (const auto& t : rm.layer) {
+    if (t.vector())
+      add_vectors(layer, t.rows, t.count);
+    else
+      add_matrices(layer, t.rows, t.cols, rank, t.count);
+  }
+  add_layers(split, layer, rm.layers);
   // The rest of the rank's parameters (embeddings, output head, final norm) as matrices of h columns.
   const double rest = total - split.covered;
-  if (rest > 0 && h > 0)
-    add_matrices(split, rest / h, h, rank, 1);
+  if (rest > 0 && rm.hidden > 0)
+    add_matrices(split, rest / rm.hidden, rm.hidden, rank, 1);
   return split;
 }
 

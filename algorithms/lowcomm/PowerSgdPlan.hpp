@@ -19,11 +19,9 @@ struct LowRankSplit {
   double covered      = 0; // every parameter counted above (the factored matrices' n·m too)
 };
 
-/// The split of one rank's parameters (its tp and pp share of the model) at rank r, with the hook's
-/// min_compression_rate of 2. With an architecture: Megatron's matrices per layer (fused QKV, the output projection,
-/// fc1 or fused gate+up, fc2; one pair per expert on this rank), norms and biases whole, and the rest of the rank's
-/// parameters (embeddings, output head) as matrices of `hidden` columns. Without one: GPT layers of `hidden` (fused
-/// QKV 3h x h, h x h, 4h x h, h x 4h; 13h of biases and norms per layer), the rest as above.
+/// The split of one rank's parameters (its tp and pp share of the model, as rank_matrices reads them) at rank r,
+/// with the hook's min_compression_rate of 2: vectors whole, and the rest of the rank's parameters (embeddings,
+/// output head) as matrices of `hidden` columns.
 LowRankSplit low_rank_split(const sim::StepShape& shape, double rank);
 
 class PowerSgdPlan : public NamedPlan {

@@ -1,6 +1,8 @@
-// The low-communication plans (issue 47) against hand-derived sizes: PowerSGD's factors from the model's matrices
+// The low-communication plans (issue 47) against hand-derived sizes: PowerSGD's factors and DeMo's DCT top-k from
+// the model's matrices,
 // and DiLoCo's outer all-reduce amortised over H inner steps (its "H = 500 times less communication", DiLoCo Table 2).
 #include "algorithms/PlanAlgorithm.hpp"
+#include "algorithms/lowcomm/DemoPlan.hpp"
 #include "algorithms/lowcomm/PowerSgdPlan.hpp"
 #include "tests/support/CommOps.hpp"
 
@@ -148,4 +150,44 @@ TEST_CASE("Streaming DiLoCo exchanges 400 times fewer bytes than bf16 data paral
   // Peak: one fragment against the whole model at the same 4 bits (vanilla DiLoCo's all-at-once exchange).
   const auto vanilla = plan_of("diloco", s, {{"inner_steps", 100}, {"outer_bytes", 0.5}});
   CHECK(static_cast<double>(test::comm_ops(vanilla.phases[1])[0].bytes) / fragment == Approx(8).epsilon(1e-6));
+}
+
+TEST_CASE("DeMo sends 32 of every 64 x 64 chunk of GPT layers and half of every vector", "[algorithms]")
+{
+  // Per layer: QKV 3072 x 1024 is 768 chunks of 64 x 64 -> 24,576 coefficients; projection 256 chunks -> 8,192; fc1
+  // and fc2 1,024 chunks each -> 32,768 each: 12h²/128 = 98,304. The 13h = 13,312 of biases and norms in pieces of
+  // 64, 32 each: 6,656. The rest, 50,000 x 1024, as rows in whole chunks: 51,200,000 / 128 = 400,000.
+  const double sent = algorithms::demo_sent_per_rank(gpt_shape(16), 32, 64);
+  CHECK(sent == Approx(24 * (98304.0 + 6656.0) + 400000.0));
+  // Each of 16 workers gathers every worker's values (fp32) and indices (int64).
+  const auto plan = plan_of("demo", gpt_shape(16));
+  REQUIRE(plan.phases.size() == 1);
+  CHECK(bytes_of(plan.phases[0], "allgather DCT top-k values+indices") == 16ull * 12 * 2919040);
+  // Sixteen coefficients a chunk halve the matrices' share; the vectors' pieces of 64 still send 16 of 64.
+  CHECK(algorithms::demo_sent_per_rank(gpt_shape(16), 16, 64) == Approx(24 * (49152.0 + 3328.0) + 200000.0));
+}
+
+TEST_CASE("DeMo's coefficients of OLMo-1B are the 110.32 MB a step the DeMo paper reports", "[algorithms]")
+{
+  // OLMo-1B as the DeMo repository's OLMo-1B-100BT-demo.yaml configures it: 16 layers of d 2048, 16 heads, fused QKV,
+  // SwiGLU of mlp_ratio 8 (an 8,192-wide gate and up), no biases, tied 50,304 x 2048 embeddings. Its 1,176,764,416
+  // parameters are 9,193,472 chunk-fulls of 64 x 64 at 32 each: 110,321,664 bytes of fp32 values and int64 indices,
+  // the "110.32 MB" per step of Peng et al.'s v1 table at topk 32 (and 55.16 MB at 16, 6.89 at 2). OLMo's
+  // LayerNorms carry no weights; ccsim's architecture always has RMSNorm weights, 2 x 2048 a layer, whose pieces
+  // of 64 send half: 387,072 bytes more (+0.35 %).
+  sim::StepShape s;
+  sim::TransformerArchitecture a;
+  a.layers = 16, a.hidden = 2048, a.heads = 16, a.kv_heads = 16, a.head_dim = 128, a.ffn_hidden = 8192;
+  a.vocab = 50304, a.seq_len = 2048, a.tied_embeddings = true, a.norm = sim::Norm::RMSNORM;
+  s.architecture = a;
+  s.hidden = 2048, s.layers = 16;
+  s.params_per_rank = 1176764416ull;
+  const double norms = 16 * 4096.0;
+  const double bytes = 12 * algorithms::demo_sent_per_rank(s, 32, 64);
+  CHECK(bytes == Approx(110321664.0 + 12 * (norms / 2 - norms / 128)));
+  CHECK(bytes / 110.32e6 - 1 == Approx(0.0035).margin(0.0005));
+  CHECK(12 * algorithms::demo_sent_per_rank(s, 16, 64) / 55.16e6 - 1 == Approx(0.0035).margin(0.0005));
+  // topk 2: 6,895,104 bytes without the norms (the paper's 6.89, rounded), the norms' pieces sending 2 of 64
+  CHECK(12 * algorithms::demo_sent_per_rank(s, 2, 64) == Approx(6895104.0 + 12 * norms * (2 / 64.0 - 2 / 4096.0)));
+  CHECK(12 * algorithms::demo_sent_per_rank(s, 2, 64) / 6.89e6 - 1 < 0.005);
 }

@@ -43,7 +43,7 @@ TEST_CASE("make_distributed_optimizer: every optimizer the update registry lists
 {
   // The registry takes these names from the factory's own table, so each must build and take a step.
   const auto infos = algorithms::optimizer_algorithm_infos();
-  REQUIRE(infos.size() == 13);
+  REQUIRE(infos.size() == 14);
   const auto updates = algorithms::update_algorithm_infos();
   for (std::size_t i = 0; i < infos.size(); ++i) {
     INFO(infos[i].name);
