@@ -22,12 +22,21 @@ ParamSpec outer_momentum_param()
   return {"outer_momentum", 0.9, "DiLoCo, Streaming DiLoCo: momentum of the outer Nesterov step", {0, 0.999999}};
 }
 
+ParamSpec outer_in_backward_param()
+{
+  return {"outer_in_backward", 0,
+          "DiLoCo, Streaming DiLoCo: 1 = each layer's outer gradient leaves in the sending step's backward pass (under "
+          "bucketed overlap), as Streaming DiLoCo's simulator draws it; 0 = after the step",
+          {0, 1}, true};
+}
+
 std::vector<ParamSpec> DilocoPlan::param_specs() const
 {
   // The reference implementations all-reduce the outer gradient in fp32 (prime's zeroband/diloco.py keeps an fp32
   // copy of the model for it); INTELLECT-1 sent int8 (1 byte), Streaming DiLoCo 4-bit values (0.5).
   return {inner_steps_param(500),
-          {"outer_bytes", 4, "DiLoCo: bytes per outer-gradient value on the wire (fp32 = 4)", {0.0625, 8}}};
+          {"outer_bytes", 4, "DiLoCo: bytes per outer-gradient value on the wire (fp32 = 4)", {0.0625, 8}},
+          outer_in_backward_param()};
 }
 
 sim::StepPlan DilocoPlan::plan(const sim::StepShape& s, const ParamValues& p) const
@@ -46,8 +55,13 @@ sim::StepPlan DilocoPlan::plan(const sim::StepShape& s, const ParamValues& p) co
   outer.fraction       = 1 / H;
   outer.ops.push_back(synchronisation_kernel("diloco_outer_gradient", 12ull * s.params_per_rank));
   const auto bytes = static_cast<std::uint64_t>(std::ceil(outer_bytes * static_cast<double>(s.params_per_rank)));
-  outer.ops.push_back(collective("allreduce outer gradient", sim::Collective::ALL_REDUCE, sim::GroupKind::DATA_PARALLEL,
-                                 bytes));
+  auto exchange = collective("allreduce outer gradient", sim::Collective::ALL_REDUCE, sim::GroupKind::DATA_PARALLEL,
+                             bytes);
+  // The outer gradient of a layer exists once that layer's inner update is applied: after the step, unless the inner
+  // optimizer runs layer by layer in the backward pass (Streaming DiLoCo's simulator DAG, §3.1 Fig. 3, reduces each
+  // layer's outer gradient beside the backward of the layers below it).
+  exchange.overlap_backward = checked(p, "outer_in_backward", 0, 1) > 0;
+  outer.ops.push_back(exchange);
   outer.ops.push_back(synchronisation_kernel("diloco_outer_step", 24ull * s.params_per_rank));
 
   sim::StepPlan plan;

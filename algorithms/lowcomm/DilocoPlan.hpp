@@ -15,6 +15,9 @@ ParamSpec inner_steps_param(double default_value);
 ParamSpec outer_lr_param(double default_value);
 /// outer_momentum: its momentum, 0.9 in both (DiLoCo §3; Streaming DiLoCo keeps DiLoCo's).
 ParamSpec outer_momentum_param();
+/// outer_in_backward: whether the outer gradient leaves layer by layer in the sending step's backward pass (1; with
+/// the workload's bucketed overlap) or after the step (0, the default: the reference implementations' order).
+ParamSpec outer_in_backward_param();
 
 class DilocoPlan : public NamedPlan {
 public:

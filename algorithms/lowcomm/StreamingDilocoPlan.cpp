@@ -29,7 +29,8 @@ ParamSpec outer_bits_param()
 
 std::vector<ParamSpec> StreamingDilocoPlan::param_specs() const
 {
-  return {inner_steps_param(100), fragments_param(), overlap_steps_param(), outer_bits_param()};
+  return {inner_steps_param(100), fragments_param(), overlap_steps_param(), outer_bits_param(),
+          outer_in_backward_param()};
 }
 
 sim::StepPlan StreamingDilocoPlan::plan(const sim::StepShape& s, const ParamValues& p) const
@@ -59,7 +60,12 @@ sim::StepPlan StreamingDilocoPlan::plan(const sim::StepShape& s, const ParamValu
   sync.ops.push_back(synchronisation_kernel("diloco_outer_gradient", static_cast<std::uint64_t>(12 * fragment)));
   auto exchange = collective("allreduce fragment outer gradient", sim::Collective::ALL_REDUCE,
                              sim::GroupKind::DATA_PARALLEL, static_cast<std::uint64_t>(std::ceil(bits / 8 * fragment)));
-  exchange.overlap_steps = static_cast<int>(tau);
+  exchange.overlap_steps    = static_cast<int>(tau);
+  exchange.overlap_backward = checked(p, "outer_in_backward", 0, 1) > 0;
+  // Fragment p holds layers p, p + P, ... (strided): in the backward pass its lowest layer, p, finishes at (L - p) / L
+  // of it. One phase stands for every fragment, at their mean, 1 - (P - 1) / 2L.
+  const double layers      = std::max(1.0, static_cast<double>(s.layers) / std::max(1, s.pp));
+  exchange.backward_ready = std::clamp(1 - (P - 1) / (2 * layers), 0.0, 1.0);
   sync.ops.push_back(exchange);
   sync.ops.push_back(synchronisation_kernel("diloco_outer_step", static_cast<std::uint64_t>(28 * fragment)));
 

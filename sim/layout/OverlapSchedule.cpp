@@ -33,7 +33,7 @@ double reduction_finish_s(double pass_s, const std::vector<BucketedOp>& ops)
     double produced    = 0;
     each_bucket(op, [&](std::uint64_t bytes, double seconds) {
       produced += static_cast<double>(bytes);
-      const double ready = total > 0 ? pass_s * std::min(1.0, produced / total) : pass_s;
+      const double ready = op.produced_by * (total > 0 ? pass_s * std::min(1.0, produced / total) : pass_s);
       stream             = std::max(stream, ready) + seconds;
     });
   }

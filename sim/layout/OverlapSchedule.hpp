@@ -34,12 +34,14 @@ struct BucketedOp {
   Buckets buckets;
   double full_s = 0;
   double tail_s = 0;
+  /// Reductions: the share of the pass by which the op's last bucket is produced; its bytes come evenly before it.
+  double produced_by = 1;
   double total_s() const { return static_cast<double>(buckets.full) * full_s + (buckets.tail_bytes > 0 ? tail_s : 0); }
 };
 
 /// Reductions under a backward pass of `pass_s`: when the last bucket's reduction ends, from the pass's start. Each
-/// op's buckets become ready as the pass produces that op's bytes (every op covers the whole gradient); the ops share
-/// one stream, in order.
+/// op's buckets become ready as the pass produces that op's bytes, evenly over the whole pass (a whole gradient) or
+/// over its first `produced_by` share; the ops share one stream, in order.
 double reduction_finish_s(double pass_s, const std::vector<BucketedOp>& ops);
 
 /// Prefetched all-gathers under a forward pass of `pass_s`: when the pass ends, from its start, waiting for buckets

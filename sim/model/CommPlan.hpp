@@ -111,8 +111,13 @@ struct CommOp {
   bool synchronisation = true; // counts toward breakdown.allreduce_ms (the step's gradient/momentum sync)
   /// A gradient reduction that may run in buckets under the last micro-batch's backward pass (PyTorch DDP, Megatron's
   /// overlap_grad_reduce), when the run's OverlapSettings::grad_reduction is BUCKETED. Only uncompressed reductions
-  /// are flagged: a compressed one needs the whole accumulated gradient (its compression kernels run after the pass).
+  /// are flagged: a compressed one needs the whole accumulated gradient (its compression kernels run after the pass),
+  /// and DiLoCo's outer gradient only where asked (outer_in_backward: the inner step applied layer by layer in the
+  /// backward pass).
   bool overlap_backward = false;
+  /// With overlap_backward: the share of the backward pass by which the op's bytes are all produced (1: the whole
+  /// pass, a whole gradient; a Streaming DiLoCo fragment of strided layers is done before its lowest layer's turn).
+  double backward_ready = 1;
   /// A weight all-gather after the optimizer step that the next step's first forward pass may prefetch bucket by
   /// bucket (Megatron's overlap_param_gather, FSDP/ZeRO-3 forward prefetch), when OverlapSettings::param_prefetch.
   bool prefetch_forward = false;
@@ -128,7 +133,8 @@ struct CommOp {
   std::vector<GemmOverlap> beside_gemms{};
   /// An exchange that runs beside the compute of the next `overlap_steps` whole steps (Streaming DiLoCo's overlapped
   /// outer gradients, Douillard et al. 2025 §2.3): timed whole on the cluster, it delays its step only by what
-  /// outlasts that compute. 0: none.
+  /// outlasts that compute. 0: none. With overlap_backward (and bucketed overlap) it starts in its own step's last
+  /// backward pass, which hides it as well.
   int overlap_steps = 0;
   /// Context parallelism's K,V ring (a SEND_RECV on CONTEXT_PARALLEL groups, `bytes` = ring->bytes_per_step()): run
   /// by the engine round by round beside the attention it overlaps, not as one collective.

@@ -66,7 +66,11 @@ HiddenExposure charge_hidden_ops(StepContext& c, int phase_index, double forward
       continue;
     }
     if (comm.overlap_steps > 0) { // beside the next overlap_steps steps' micro-batches: only what outlasts them
-      const double window = comm.overlap_steps * std::max(1, c.shape.grad_accumulation) * (forward_s + backward_s);
+      // A flagged exchange starts layer by layer in its own step's last backward pass with bucketed overlap, so that
+      // pass hides it too.
+      const bool in_backward = comm.overlap_backward && c.shape.overlap.grad_reduction == GradReduction::BUCKETED;
+      const double window    = comm.overlap_steps * std::max(1, c.shape.grad_accumulation) * (forward_s + backward_s) +
+                            (in_backward ? backward_s : 0.0);
       out.after_backward_s += std::max(0.0, t - window);
       continue;
     }
@@ -83,6 +87,8 @@ HiddenExposure charge_hidden_ops(StepContext& c, int phase_index, double forward
     }
     const bool reduction = comm.overlap_backward && c.shape.overlap.grad_reduction == GradReduction::BUCKETED;
     (reduction ? reductions : gathers).push_back(h.timing);
+    if (reduction)
+      reductions.back().produced_by = comm.backward_ready;
   }
   if (!reductions.empty())
     out.after_backward_s = reduction_finish_s(backward_s, reductions) - backward_s;
