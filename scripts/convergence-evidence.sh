@@ -81,6 +81,10 @@ FAMILIES = [
      "threshold": 0.03,
      "args": ["--param", "adam_variant=adamw", "--param", "inner_steps=10", "--param", "fragments=2"],
      "algorithms": ["adam", "streaming-diloco"]},
+    # DeMo at its paper's settings (top-32 of 64 x 64 DCT chunks, decay 0.999, signSGD at AdamW's rate, no weight
+    # decay: the OLMo runs' demo.yaml) against the same AdamW.
+    {"family": "data-parallel Adam (DeMo)", "baseline": "adam", "proxy": "char-gpt", "regime": "pre-training",
+     "threshold": 0.03, "args": ["--param", "adam_variant=adamw"], "algorithms": ["adam", "demo"]},
     # --- the mlp
     {"family": "data-parallel Adam", "baseline": "adam", "proxy": "mlp", "regime": "pre-training", "threshold": 0.03,
      "args": [], "algorithms": ["adam", "onebit-adam", "naive-1bit-adam"]},
@@ -90,6 +94,8 @@ FAMILIES = [
     {"family": "data-parallel Adam (streaming)", "baseline": "adam", "proxy": "mlp", "regime": "pre-training",
      "threshold": 0.03, "args": ["--param", "adam_variant=adamw", "--param", "inner_steps=50"],
      "algorithms": ["adam", "streaming-diloco"]},
+    {"family": "data-parallel Adam (DeMo)", "baseline": "adam", "proxy": "mlp", "regime": "pre-training",
+     "threshold": 0.03, "args": ["--param", "adam_variant=adamw"], "algorithms": ["adam", "demo"]},
     {"family": "data-parallel LAMB (large batch)", "baseline": "lamb", "proxy": "mlp", "regime": "pre-training",
      "threshold": 0.03, "args": ["--global-batch", "4096", "--param", "lr=0.01"],
      "algorithms": ["lamb", "onebit-lamb", "lamb-basic-1bit", "slamb", "randk-lamb", "topk-lamb"]},

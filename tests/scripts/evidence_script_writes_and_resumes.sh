@@ -35,15 +35,16 @@ evidence() { bash "$root/scripts/convergence-evidence.sh" --ccsim "$dir/fake-ccs
   -j 1 --only mlp "$@" 2>"$dir/stderr"; }
 
 evidence --seeds 3 >/dev/null || fail "--seeds 3 failed: $(tail -3 "$dir/stderr")"
-[ "$(wc -l < "$dir/fake-ccsim.calls")" -eq 18 ] || fail "6 mlp families x 3 seeds should be 18 runs"
+[ "$(wc -l < "$dir/fake-ccsim.calls")" -eq 21 ] || fail "7 mlp families x 3 seeds should be 21 runs"
 python3 - "$dir/ev.json" <<'PY' || fail "the file of 3 seeds is wrong"
 import json, sys
 rows = json.load(open(sys.argv[1]))["rows"]
-assert len(rows) == 3 + 3 + 2 + 6 + 8 + 3, len(rows)
+assert len(rows) == 3 + 3 + 2 + 2 + 6 + 8 + 3, len(rows)
 for r in rows:
     assert r["seeds"] == [1, 2, 3] and len(r["steps_ratios"]) == 3, r["algorithm"]
     assert r["check"]["seed"] == 1
-    second = r["algorithm"] in ("onebit-adam", "onebit-lamb", "sdp4bit", "aq-sgd", "powersgd", "streaming-diloco")
+    second = r["algorithm"] in ("onebit-adam", "onebit-lamb", "sdp4bit", "aq-sgd", "powersgd", "streaming-diloco",
+                                  "demo")
     if r["algorithm"] == r["baseline"]:
         assert r["gap_interval_90"] == [0, 0] and r["converges"] == "yes", r
     elif second:
@@ -57,9 +58,9 @@ PY
 : > "$dir/fake-ccsim.calls"
 evidence --seeds 4 --resume >/dev/null || fail "--resume --seeds 4 failed: $(tail -3 "$dir/stderr")"
 # The check of each family (seed 1, 20 % of its steps), then seed 4 only.
-[ "$(grep -c 'seed=1 stop=' "$dir/fake-ccsim.calls")" -eq 6 ] || fail "--resume should rerun each family's check"
-[ "$(grep -c 'seed=4 stop=-' "$dir/fake-ccsim.calls")" -eq 6 ] || fail "--resume should train seed 4 only"
-[ "$(wc -l < "$dir/fake-ccsim.calls")" -eq 12 ] || fail "--resume trained seeds it already had"
+[ "$(grep -c 'seed=1 stop=' "$dir/fake-ccsim.calls")" -eq 7 ] || fail "--resume should rerun each family's check"
+[ "$(grep -c 'seed=4 stop=-' "$dir/fake-ccsim.calls")" -eq 7 ] || fail "--resume should train seed 4 only"
+[ "$(wc -l < "$dir/fake-ccsim.calls")" -eq 14 ] || fail "--resume trained seeds it already had"
 python3 -c "import json,sys; rows=json.load(open(sys.argv[1]))['rows']; assert all(r['seeds']==[1,2,3,4] and len(r['steps_ratios'])==4 for r in rows)" \
   "$dir/ev.json" || fail "--resume did not give 4 seeds"
 
