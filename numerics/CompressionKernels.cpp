@@ -3,6 +3,7 @@
 #include "numerics/CompressionKernels.hpp"
 
 #include "numerics/ActivationQuantizer.hpp"
+#include "numerics/Fp4.hpp"
 #include "numerics/Hadamard.hpp"
 #include "numerics/OnebitPack.hpp"
 #include "numerics/Sparsifiers.hpp"
@@ -74,6 +75,14 @@ public:
                                std::int8_t* codes, float* scales) const override
   {
     numerics::quantize_delta_channels(a, m, rows, channels, bits, codes, scales);
+  }
+  void gemm(ConstMatrixView a, ConstMatrixView b, MatrixView c, bool accumulate) const override
+  {
+    numerics::fixed_gemm(a, b, c, accumulate);
+  }
+  void quantize_e3m0(const float* x, std::size_t n, float* out) const override
+  {
+    numerics::quantize_e3m0(x, n, out);
   }
 };
 } // namespace

@@ -6,6 +6,7 @@
 // an implementation must give the CPU's bits wherever the CPU is deterministic, which all of these are.
 // Plain C++17, no Eigen: numerics/cuda/ implements it in a .cu file.
 
+#include "numerics/FixedOrder.hpp"
 #include "numerics/GroupQuantizer.hpp"
 
 #include <cstddef>
@@ -50,6 +51,13 @@ public:
                                    std::size_t channels, int bits, float* out) const = 0;
   virtual void quantize_delta_channels(const float* a, float* m, std::size_t rows, std::size_t channels, int bits,
                                        std::int8_t* codes, float* scales) const = 0;
+
+  // ---- the low-communication methods (issue 47) ----
+  /// numerics::fixed_gemm: PowerSGD's projections M·Q, Mᵀ·P and P·Qᵀ (numerics/PowerSgd.hpp) and DeMo's chunked DCT
+  /// (numerics/Demo.hpp), on host views of any strides.
+  virtual void gemm(ConstMatrixView a, ConstMatrixView b, MatrixView c, bool accumulate) const = 0;
+  /// numerics::quantize_e3m0: Streaming DiLoCo's 4-bit outer gradients (numerics/Fp4.hpp).
+  virtual void quantize_e3m0(const float* x, std::size_t n, float* out) const = 0;
 };
 
 /// The numerics/ functions themselves: the default of every compressor, so callers that name no kernel set keep

@@ -1,7 +1,6 @@
 // DeMo's DCT top-k compression and signSGD update (numerics/Demo.hpp).
 #include "numerics/Demo.hpp"
 
-#include "numerics/FixedOrder.hpp"
 #include "numerics/ParallelFor.hpp"
 
 #include <algorithm>
@@ -93,24 +92,24 @@ namespace {
 //   decode: T = Y·C_c, R = C_rᵀ·T with T read as chunk_rows x cols.
 // A vector is a 1-row tensor whose C_r is [1], so it takes the same path exactly.
 
-void encode_row_block(const float* rows, const DemoTensor& t, const std::vector<float>& cr, const std::vector<float>& cc,
-                      std::vector<float>& scratch, float* y)
+void encode_row_block(const CompressionKernels& k, const float* rows, const DemoTensor& t, const std::vector<float>& cr,
+                      const std::vector<float>& cc, std::vector<float>& scratch, float* y)
 {
   const auto r = static_cast<long>(t.chunk_rows), c = static_cast<long>(t.chunk_cols),
              cols = static_cast<long>(t.cols), nx = cols / c;
   scratch.resize(t.chunk_rows * t.cols);
-  fixed_gemm(row_major(cr.data(), r, r), row_major(rows, r, cols), row_major(scratch.data(), r, cols));
-  fixed_gemm(row_major(scratch.data(), r * nx, c), row_major(cc.data(), c, c).transposed(), row_major(y, r * nx, c));
+  k.gemm(row_major(cr.data(), r, r), row_major(rows, r, cols), row_major(scratch.data(), r, cols), false);
+  k.gemm(row_major(scratch.data(), r * nx, c), row_major(cc.data(), c, c).transposed(), row_major(y, r * nx, c), false);
 }
 
-void decode_row_block(const float* y, const DemoTensor& t, const std::vector<float>& cr, const std::vector<float>& cc,
-                      std::vector<float>& scratch, float* rows)
+void decode_row_block(const CompressionKernels& k, const float* y, const DemoTensor& t, const std::vector<float>& cr,
+                      const std::vector<float>& cc, std::vector<float>& scratch, float* rows)
 {
   const auto r = static_cast<long>(t.chunk_rows), c = static_cast<long>(t.chunk_cols),
              cols = static_cast<long>(t.cols), nx = cols / c;
   scratch.resize(t.chunk_rows * t.cols);
-  fixed_gemm(row_major(y, r * nx, c), row_major(cc.data(), c, c), row_major(scratch.data(), r * nx, c));
-  fixed_gemm(row_major(cr.data(), r, r).transposed(), row_major(scratch.data(), r, cols), row_major(rows, r, cols));
+  k.gemm(row_major(y, r * nx, c), row_major(cc.data(), c, c), row_major(scratch.data(), r * nx, c), false);
+  k.gemm(row_major(cr.data(), r, r).transposed(), row_major(scratch.data(), r, cols), row_major(rows, r, cols), false);
 }
 
 // Position in a row-block's Y of coefficient `k` (b·chunk_cols + d) of chunk x.
@@ -122,8 +121,8 @@ std::size_t y_position(const DemoTensor& t, std::size_t x, std::size_t k)
 
 } // namespace
 
-Demo::Demo(const TensorLayout& layout, std::size_t workers, const Hyper& h)
-    : workers_(workers), h_(h), s_(demo_settings(h)), layout_(layout)
+Demo::Demo(const TensorLayout& layout, std::size_t workers, const Hyper& h, const CompressionKernels& kernels)
+    : kernels_(&kernels), workers_(workers), h_(h), s_(demo_settings(h)), layout_(layout)
 {
 }
 
@@ -143,7 +142,7 @@ void Demo::compress(std::size_t w, Sparse& out)
     y.resize(t.chunk_rows * t.cols);
     for (std::size_t by = 0; by < ny; ++by) {
       float* rows = delta.data() + t.offset + by * t.chunk_rows * t.cols;
-      encode_row_block(rows, t, cr, cc, scratch, y.data());
+      encode_row_block(*kernels_, rows, t, cr, cc, scratch, y.data());
       sent.assign(y.size(), 0.0f);
       for (std::size_t x = 0; x < nx; ++x) {
         chunk.resize(k_all);
@@ -165,7 +164,7 @@ void Demo::compress(std::size_t w, Sparse& out)
       }
       // δ -= IDCT(what was sent)
       std::vector<float> back(t.chunk_rows * t.cols);
-      decode_row_block(sent.data(), t, cr, cc, scratch, back.data());
+      decode_row_block(*kernels_, sent.data(), t, cr, cc, scratch, back.data());
       for (std::size_t i = 0; i < back.size(); ++i)
         rows[i] -= back[i];
     }
@@ -197,7 +196,7 @@ void Demo::decode_global(const std::vector<Sparse>& sent)
           if (count[k] > 0)
             y[y_position(t, x, k)] = sum[k] / static_cast<float>(count[k]);
       }
-      decode_row_block(y.data(), t, basis(t.chunk_rows), basis(t.chunk_cols), scratch,
+      decode_row_block(*kernels_, y.data(), t, basis(t.chunk_rows), basis(t.chunk_cols), scratch,
                        update_.data() + t.offset + by * t.chunk_rows * t.cols);
     }
   }

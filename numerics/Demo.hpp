@@ -15,6 +15,7 @@
 // Sums are in fixed order (numerics/FixedOrder.hpp). Top-k ties go to the lower coefficient index (torch.topk leaves
 // them unspecified; the parity fixtures have none).
 
+#include "numerics/CompressionKernels.hpp"
 #include "numerics/OptimizerTypes.hpp"
 
 #include <cstddef>
@@ -56,7 +57,9 @@ std::size_t demo_sent_coefficients(const std::vector<DemoTensor>& tensors);
 
 class Demo : public DistributedOptimizer {
 public:
-  Demo(const TensorLayout& layout, std::size_t workers, const Hyper& h);
+  /// Its DCT products run on `kernels` (a static set: cpu_kernels(), or the CUDA one); the top-k stays on the host.
+  Demo(const TensorLayout& layout, std::size_t workers, const Hyper& h,
+       const CompressionKernels& kernels = cpu_kernels());
   void step(std::vector<Vec>& params, const std::vector<Vec>& grads) override;
   std::string phase() const override { return "compressed"; }
   /// Worker w's momentum δ_w (empty before the first step).
@@ -74,6 +77,7 @@ private:
   void decode_global(const std::vector<Sparse>& sent);
   const std::vector<float>& basis(std::size_t c) const;
 
+  const CompressionKernels* kernels_;
   std::size_t workers_;
   Hyper h_;
   DemoSettings s_;

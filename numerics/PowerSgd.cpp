@@ -44,8 +44,9 @@ void orthogonalise_columns(Eigen::MatrixXf& a)
   }
 }
 
-PowerSgd::PowerSgd(const TensorLayout& layout, std::size_t workers, PowerSgdSettings settings)
-    : s_(settings), workers_(workers), layout_(layout)
+PowerSgd::PowerSgd(const TensorLayout& layout, std::size_t workers, PowerSgdSettings settings,
+                   const CompressionKernels& kernels)
+    : s_(settings), kernels_(&kernels), workers_(workers), layout_(layout)
 {
   if (s_.rank < 1)
     throw std::invalid_argument("PowerSGD rank must be at least 1");
@@ -141,19 +142,19 @@ void PowerSgd::reduce(const std::vector<Vec>& grads, Vec& reduced)
     // P = sum_w M_w Q, then orthonormal columns.
     Eigen::MatrixXf p = Eigen::MatrixXf::Zero(n, r), part(n, r);
     for (const auto& in : inputs) {
-      fixed_gemm(row_major(in.data() + t.offset, n, m), view(q), view(part));
+      kernels_->gemm(row_major(in.data() + t.offset, n, m), view(q), view(part), false);
       p += part;
     }
     orthogonalise_columns(p);
     // Q = (1/W) sum_w M_wᵀ P.
     Eigen::MatrixXf qsum = Eigen::MatrixXf::Zero(m, r), qpart(m, r);
     for (const auto& in : inputs) {
-      fixed_gemm(row_major(in.data() + t.offset, n, m).transposed(), view(p), view(qpart));
+      kernels_->gemm(row_major(in.data() + t.offset, n, m).transposed(), view(p), view(qpart), false);
       qsum += qpart;
     }
     q = qsum / static_cast<float>(workers_);
     // The reduced gradient P Qᵀ, row-major like the tensor.
-    fixed_gemm(view(p), view(q).transposed(), row_major(reduced.data() + t.offset, n, m));
+    kernels_->gemm(view(p), view(q).transposed(), row_major(reduced.data() + t.offset, n, m), false);
   }
   if (s_.error_feedback)
     for (std::size_t w = 0; w < workers_; ++w)
@@ -171,8 +172,9 @@ PowerSgdSettings powersgd_settings(const Hyper& h)
   return s;
 }
 
-PowerSgdOptimizer::PowerSgdOptimizer(std::string kind, const TensorLayout& layout, std::size_t workers, const Hyper& h)
-    : DenseOptimizer(std::move(kind), layout, workers, h), reducer_(layout, workers, powersgd_settings(h))
+PowerSgdOptimizer::PowerSgdOptimizer(std::string kind, const TensorLayout& layout, std::size_t workers, const Hyper& h,
+                                     const CompressionKernels& kernels)
+    : DenseOptimizer(std::move(kind), layout, workers, h), reducer_(layout, workers, powersgd_settings(h), kernels)
 {
 }
 

@@ -44,7 +44,9 @@ struct LowRankTensor {
 /// The low-rank all-reduce of W in-process workers' gradients.
 class PowerSgd {
 public:
-  PowerSgd(const TensorLayout& layout, std::size_t workers, PowerSgdSettings settings);
+  /// Its products M·Q, Mᵀ·P and P·Qᵀ run on `kernels` (a static set: cpu_kernels(), or the CUDA one).
+  PowerSgd(const TensorLayout& layout, std::size_t workers, PowerSgdSettings settings,
+           const CompressionKernels& kernels = cpu_kernels());
 
   /// grads[w] -> `reduced`, the gradient every worker applies (the same for all); the error buffers are updated.
   void reduce(const std::vector<Vec>& grads, Vec& reduced);
@@ -69,6 +71,7 @@ private:
   void draw_initial_qs();
 
   PowerSgdSettings s_;
+  const CompressionKernels* kernels_;
   std::size_t workers_, n_;
   std::vector<LowRankTensor> low_rank_;
   std::vector<std::size_t> plain_; // indices of the uncompressed tensors
@@ -96,7 +99,8 @@ PowerSgdSettings powersgd_settings(const Hyper& h);
 /// it (`kind`: DenseOptimizer's "adam" or "sgd"). Its phase is "warmup" for the plain all-reduces, then "compressed".
 class PowerSgdOptimizer : public DenseOptimizer {
 public:
-  PowerSgdOptimizer(std::string kind, const TensorLayout& layout, std::size_t workers, const Hyper& h);
+  PowerSgdOptimizer(std::string kind, const TensorLayout& layout, std::size_t workers, const Hyper& h,
+                    const CompressionKernels& kernels = cpu_kernels());
   void step(std::vector<Vec>& params, const std::vector<Vec>& grads) override;
   std::uint64_t bytes_sent_per_worker() const override { return reducer_.bytes_sent_per_worker(); }
   std::string phase() const override { return reducer_.compressing() ? "compressed" : "warmup"; }

@@ -77,8 +77,9 @@ std::vector<std::vector<std::size_t>> streaming_fragments(const TensorLayout& la
   return out;
 }
 
-StreamingDiloco::StreamingDiloco(const TensorLayout& layout, std::size_t workers, const Hyper& h)
-    : layout_(layout), workers_(workers), h_(h), s_(streaming_diloco_settings(h)),
+StreamingDiloco::StreamingDiloco(const TensorLayout& layout, std::size_t workers, const Hyper& h,
+                                 const CompressionKernels& kernels)
+    : kernels_(&kernels), layout_(layout), workers_(workers), h_(h), s_(streaming_diloco_settings(h)),
       fragments_(streaming_fragments(layout, s_.fragments)), inner_(workers), has_momentum_(fragments_.size(), false)
 {
   if (static_cast<long>(fragments_.size()) > s_.inner_steps)
@@ -112,7 +113,7 @@ void StreamingDiloco::send(std::size_t p, const std::vector<Vec>& params)
     for (const auto& x : params) { // each worker's outer gradient, quantised before it is sent (line 8)
       sent = global_.segment(off, len) - x.segment(off, len);
       if (s_.fp4)
-        quantize_e3m0(sent.data(), layout_[t].size, sent.data());
+        kernels_->quantize_e3m0(sent.data(), layout_[t].size, sent.data());
       f.delta.segment(off, len) += sent / static_cast<float>(workers_); // fp32 accumulation
     }
   }

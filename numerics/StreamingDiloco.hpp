@@ -10,6 +10,7 @@
 //   θ_{w,p} = α·θ_{w,p} + (1 - α)·θ̃_p.
 // With P = 1, τ = 0, α = 0 and fp32 values it is DiLoCo (numerics/Diloco.hpp), which the tests check.
 
+#include "numerics/CompressionKernels.hpp"
 #include "numerics/OptimizerTypes.hpp"
 
 #include <cstddef>
@@ -43,7 +44,9 @@ std::vector<std::vector<std::size_t>> streaming_fragments(const TensorLayout& la
 
 class StreamingDiloco : public DistributedOptimizer {
 public:
-  StreamingDiloco(const TensorLayout& layout, std::size_t workers, const Hyper& h);
+  /// Its E3M0 rounding runs on `kernels` (a static set: cpu_kernels(), or the CUDA one).
+  StreamingDiloco(const TensorLayout& layout, std::size_t workers, const Hyper& h,
+                  const CompressionKernels& kernels = cpu_kernels());
   void step(std::vector<Vec>& params, const std::vector<Vec>& grads) override;
   /// "sync" for a step after which a fragment is sent, else "inner".
   std::string phase() const override;
@@ -52,6 +55,7 @@ public:
   const StreamingDilocoSettings& settings() const { return s_; }
 
 private:
+  const CompressionKernels* kernels_;
   struct InFlight {
     std::size_t fragment;
     long due; // the inner step after which the outer step applies it

@@ -36,12 +36,12 @@ ParamSpec mixing()
 
 std::unique_ptr<numerics::DistributedOptimizer> make_streaming_diloco(const OptimizerArgs& a)
 {
-  return std::make_unique<numerics::StreamingDiloco>(a.layout, a.workers, a.hyper);
+  return std::make_unique<numerics::StreamingDiloco>(a.layout, a.workers, a.hyper, a.kernels);
 }
 
 std::unique_ptr<numerics::DistributedOptimizer> make_demo(const OptimizerArgs& a)
 {
-  return std::make_unique<numerics::Demo>(a.layout, a.workers, a.hyper);
+  return std::make_unique<numerics::Demo>(a.layout, a.workers, a.hyper, a.kernels);
 }
 
 ParamSpec compression_decay()
@@ -51,7 +51,7 @@ ParamSpec compression_decay()
 
 std::unique_ptr<numerics::DistributedOptimizer> make_powersgd(const OptimizerArgs& a)
 {
-  return std::make_unique<numerics::PowerSgdOptimizer>("adam", a.layout, a.workers, a.hyper);
+  return std::make_unique<numerics::PowerSgdOptimizer>("adam", a.layout, a.workers, a.hyper, a.kernels);
 }
 
 /// A low-communication method with its plan and update, compared against data-parallel Adam; every GPU holds the

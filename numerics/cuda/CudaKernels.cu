@@ -1,5 +1,5 @@
 // The CUDA kernel set: each method copies its host inputs into per-thread device scratch, runs the twin kernels
-// (OnebitPack.cu, GroupQuantizer.cu, Hadamard.cu, Sparsifiers.cu, ActivationQuantizer.cu) and copies the outputs
+// (OnebitPack.cu, GroupQuantizer.cu, Hadamard.cu, Sparsifiers.cu, ActivationQuantizer.cu, LowComm.cu) and copies the outputs
 // back, with the contract of the numerics/ function of the same name. Empty inputs return before any launch.
 #include "numerics/cuda/CudaKernels.hpp"
 
@@ -8,6 +8,7 @@
 #include "numerics/cuda/DeviceMemory.cuh"
 #include "numerics/cuda/GroupQuantizer.cuh"
 #include "numerics/cuda/Hadamard.cuh"
+#include "numerics/cuda/LowComm.cuh"
 #include "numerics/cuda/OnebitPack.cuh"
 #include "numerics/cuda/Sparsifiers.cuh"
 
@@ -20,6 +21,12 @@ namespace {
 /// Scratch slots (numerics/cuda/DeviceMemory.cuh device_scratch): one per buffer role within a call; calls are
 /// synchronous, so consecutive calls may reuse them.
 enum Slot : std::size_t { IN0, IN1, OUT0, OUT1, OUT2, TEMP };
+
+/// Elements from a strided view's first to its last (rows, cols > 0): what a copy of it must cover.
+std::size_t view_span(long rows, long cols, long row_stride, long col_stride)
+{
+  return static_cast<std::size_t>((rows - 1) * row_stride + (cols - 1) * col_stride + 1);
+}
 
 std::size_t packed_code_bytes(std::size_t n, int bits)
 {
@@ -204,6 +211,43 @@ public:
     download(m, d_m, n);
     download(codes, d_codes, n);
     download(scales, d_scales, channels);
+  }
+
+  void gemm(ConstMatrixView a, ConstMatrixView b, MatrixView c, bool accumulate) const override
+  {
+    if (c.rows == 0 || c.cols == 0)
+      return;
+    // Each view's span goes up whole, strides and all; C's too (its gaps keep their host values), and it comes back
+    // whole. With k = 0 there is nothing of A or B to copy: C becomes zero (or stays, accumulating).
+    const std::size_t nc = view_span(c.rows, c.cols, c.row_stride, c.col_stride);
+    float* d_c           = device_scratch<float>(OUT0, nc);
+    upload(d_c, c.data, nc);
+    const float* d_a = nullptr;
+    const float* d_b = nullptr;
+    if (a.cols > 0) {
+      const std::size_t na = view_span(a.rows, a.cols, a.row_stride, a.col_stride);
+      const std::size_t nb = view_span(b.rows, b.cols, b.row_stride, b.col_stride);
+      float* da            = device_scratch<float>(IN0, na);
+      float* db            = device_scratch<float>(IN1, nb);
+      upload(da, a.data, na);
+      upload(db, b.data, nb);
+      d_a = da;
+      d_b = db;
+    }
+    cuda::fixed_gemm({d_a, a.rows, a.cols, a.row_stride, a.col_stride}, {d_b, b.rows, b.cols, b.row_stride, b.col_stride},
+                     d_c, c.row_stride, c.col_stride, accumulate);
+    download(c.data, d_c, nc);
+  }
+
+  void quantize_e3m0(const float* x, std::size_t n, float* out) const override
+  {
+    if (n == 0)
+      return;
+    float* d_x        = device_scratch<float>(IN0, n);
+    unsigned* d_flags = device_scratch<unsigned>(TEMP, 2);
+    upload(d_x, x, n);
+    cuda::quantize_e3m0(d_x, n, d_x, d_flags);
+    download(out, d_x, n);
   }
 
 private:

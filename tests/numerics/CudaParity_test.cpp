@@ -10,6 +10,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstring>
+#include <limits>
 #include <random>
 
 using namespace ccsim::numerics;
@@ -198,4 +200,55 @@ TEST_CASE("CudaParity: DirectQ per-channel quantization and dequantization are b
     cuda::cuda_kernels().dequantize_channels(c_cpu.data(), s_cpu.data(), 24, 40, bits, out_gpu.data());
     CHECK(out_cpu == out_gpu);
   }
+}
+
+TEST_CASE("CudaParity: the fixed-order GEMM of PowerSGD and DeMo is bit-for-bit the CPU's on every stride",
+          "[numerics][cuda]")
+{
+  if (no_cuda_device())
+    return;
+  // 37 x 53 times 53 x 29: no size a multiple of a vector or a tile. C row-major, column-major and with gaps
+  // (a row stride beyond its columns, whose gap must keep its values); A transposed; accumulate on and off.
+  const auto a = random_vector(37 * 53, 10), b = random_vector(53 * 29, 11), c0 = random_vector(37 * 40, 12);
+  const ConstMatrixView av = row_major(a.data(), 37, 53), at = col_major(a.data(), 53, 37).transposed();
+  for (const bool accumulate : {false, true})
+    for (const bool transposed_a : {false, true})
+      for (int layout = 0; layout < 3; ++layout) {
+        auto c_cpu = c0, c_gpu = c0;
+        const auto view = [&](std::vector<float>& c) {
+          return layout == 0 ? row_major(c.data(), 37, 29)
+                 : layout == 1 ? col_major(c.data(), 37, 29)
+                               : MatrixView{c.data(), 37, 29, 40, 1};
+        };
+        const ConstMatrixView lhs = transposed_a ? at : av;
+        cpu_kernels().gemm(lhs, row_major(b.data(), 53, 29), view(c_cpu), accumulate);
+        cuda::cuda_kernels().gemm(lhs, row_major(b.data(), 53, 29), view(c_gpu), accumulate);
+        INFO("accumulate " << accumulate << ", transposed A " << transposed_a << ", C layout " << layout);
+        CHECK(c_cpu == c_gpu);
+      }
+}
+
+TEST_CASE("CudaParity: Streaming DiLoCo's E3M0 rounding is bit-for-bit the CPU's, zeros and non-finite values too",
+          "[numerics][cuda]")
+{
+  if (no_cuda_device())
+    return;
+  auto x = random_vector(5000, 13);
+  x[7]   = 0.0f;
+  x[8]   = -0.0f;
+  x[9]   = 1e-9f; // below the smallest code
+  for (const float poison : {0.0f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    auto in = x;
+    if (poison != 0.0f)
+      in[4000] = poison;
+    std::vector<float> cpu(in.size()), gpu(in.size());
+    cpu_kernels().quantize_e3m0(in.data(), in.size(), cpu.data());
+    cuda::cuda_kernels().quantize_e3m0(in.data(), in.size(), gpu.data());
+    CHECK(std::memcmp(cpu.data(), gpu.data(), cpu.size() * sizeof(float)) == 0); // NaN != NaN: compare the bits
+  }
+  const std::vector<float> zeros(300, 0.0f);
+  std::vector<float> cpu(300), gpu(300);
+  cpu_kernels().quantize_e3m0(zeros.data(), zeros.size(), cpu.data());
+  cuda::cuda_kernels().quantize_e3m0(zeros.data(), zeros.size(), gpu.data());
+  CHECK(std::memcmp(cpu.data(), gpu.data(), cpu.size() * sizeof(float)) == 0);
 }

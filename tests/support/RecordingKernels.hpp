@@ -6,6 +6,8 @@
 #include "numerics/CompressionKernels.hpp"
 
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 
@@ -18,12 +20,14 @@ public:
   /// Calls of `kernel` (a method name) so far.
   int calls(const std::string& kernel) const
   {
+    const std::lock_guard<std::mutex> lock(*mutex_);
     const auto it = calls_.find(kernel);
     return it == calls_.end() ? 0 : it->second;
   }
   /// The kernels called at least once.
   std::set<std::string> called() const
   {
+    const std::lock_guard<std::mutex> lock(*mutex_);
     std::set<std::string> out;
     for (const auto& [kernel, _] : calls_)
       out.insert(kernel);
@@ -106,12 +110,28 @@ public:
     count("quantize_delta_channels");
     inner_.quantize_delta_channels(a, m, rows, channels, bits, codes, scales);
   }
+  void gemm(numerics::ConstMatrixView a, numerics::ConstMatrixView b, numerics::MatrixView c,
+            bool accumulate) const override
+  {
+    count("gemm");
+    inner_.gemm(a, b, c, accumulate);
+  }
+  void quantize_e3m0(const float* x, std::size_t n, float* out) const override
+  {
+    count("quantize_e3m0");
+    inner_.quantize_e3m0(x, n, out);
+  }
 
 private:
-  void count(const char* kernel) const { ++calls_[kernel]; }
+  void count(const char* kernel) const
+  {
+    const std::lock_guard<std::mutex> lock(*mutex_); // DeMo's workers call their kernels from several threads
+    ++calls_[kernel];
+  }
 
   const numerics::CompressionKernels& inner_;
   mutable std::map<std::string, int> calls_; // counting is not part of the kernels' observable result
+  std::unique_ptr<std::mutex> mutex_ = std::make_unique<std::mutex>(); // movable, as recorded() returns one
 };
 
 } // namespace ccsim::test
