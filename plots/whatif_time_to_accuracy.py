@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-ALGORITHMS = ["adam", "onebit-adam", "sdp4bit", "powersgd", "diloco", "streaming-diloco"]
+ALGORITHMS = ["adam", "onebit-adam", "sdp4bit", "powersgd", "diloco", "streaming-diloco", "demo"]
 # 100 Mbit/s to 400 Gbit/s per node.
 BANDWIDTHS_GBPS = [0.1, 0.25, 1, 2.5, 10, 25, 100, 400]
 
