@@ -126,3 +126,39 @@ TEST_CASE("Overlap CLI: Streaming DiLoCo's exchange delays its step only by what
           Approx(std::max(0.0, comm - tau * compute)).margin(1e-9));
   }
 }
+
+TEST_CASE("Overlap CLI: outer_in_backward hides DiLoCo's and Streaming DiLoCo's exchanges under the sending step's "
+          "backward pass too",
+          "[cli]")
+{
+  // Streaming DiLoCo Table 4's 1B model (experiments/streaming-diloco/: 24 layers, 0.1 s a step, 1:2 forward to
+  // backward, bucketed overlap) on two datacenters at 5 Gbit/s, 8 fragments of 3 layers in bf16 (outer_bits 16).
+  const std::string dir  = std::string(CCSIM_SOURCE_DIR) + "/experiments/streaming-diloco/";
+  const std::string base = "--topology " + dir + "workers-2dc.json --workload " + dir +
+                           "model-1b.json --gpus 2 --bandwidth-gbps 5 --param inner_steps=100 ";
+  const auto exposed = [](const nlohmann::json& d, const std::string& phase) {
+    for (const auto& p : d.at("phases"))
+      if (p.at("name") == phase)
+        return std::pair{p.at("breakdown").at("exposed_comm_s").get<double>(),
+                         p.at("breakdown").at("comm_s").get<double>()};
+    FAIL("no phase " << phase);
+    return std::pair{0.0, 0.0};
+  };
+  const double backward = 0.2 / 3, step = 0.1;
+  // τ = 1: the exchange is hidden by the next step's compute, and with outer_in_backward by its own backward pass.
+  const std::string streaming = base + "--algorithm streaming-diloco --param outer_bits=16 --param overlap_steps=1 ";
+  const auto [after, comm] = exposed(simulate_json(streaming + "--param outer_in_backward=0"), "sync");
+  CHECK(after == Approx(comm - step).margin(1e-9));
+  const auto [in_backward, comm2] = exposed(simulate_json(streaming + "--param outer_in_backward=1"), "sync");
+  CHECK(comm2 == Approx(comm));
+  CHECK(in_backward == Approx(comm - step - backward).margin(1e-9));
+  // DiLoCo: the outer all-reduce after the step is exposed whole. Under the backward pass in buckets of one layer,
+  // the first bucket is ready after 1/24 of the pass and the link stays busy from then on (each bucket takes longer
+  // than a layer's backward at 5 Gbit/s), so it ends comm + b/24 after the pass began: comm - 23b/24 is exposed.
+  const std::string diloco = base + "--algorithm diloco --param outer_bytes=2 ";
+  const auto [d_after, d_comm] = exposed(simulate_json(diloco + "--param outer_in_backward=0"), "outer");
+  CHECK(d_after == Approx(d_comm).margin(1e-9));
+  const auto [d_in, d_comm2] = exposed(simulate_json(diloco + "--param outer_in_backward=1"), "outer");
+  CHECK(d_comm2 == Approx(d_comm).epsilon(1e-3));
+  CHECK(d_in == Approx(d_comm2 - backward * 23 / 24).margin(1e-6));
+}
