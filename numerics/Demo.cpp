@@ -131,7 +131,7 @@ const std::vector<float>& Demo::basis(std::size_t c) const { return bases_.at(c)
 void Demo::compress(std::size_t w, Sparse& out)
 {
   Vec& delta = deltas_[w];
-  std::vector<float> y, scratch, chunk, sent;
+  std::vector<float> y, scratch, chunk, sent, back;
   std::vector<std::uint32_t> order;
   out.index.clear();
   out.value.clear();
@@ -163,7 +163,7 @@ void Demo::compress(std::size_t w, Sparse& out)
         }
       }
       // δ -= IDCT(what was sent)
-      std::vector<float> back(t.chunk_rows * t.cols);
+      back.resize(t.chunk_rows * t.cols);
       decode_row_block(*kernels_, sent.data(), t, cr, cc, scratch, back.data());
       for (std::size_t i = 0; i < back.size(); ++i)
         rows[i] -= back[i];
