@@ -10,24 +10,43 @@ namespace ccsim::numerics::detail {
 
 #if CCSIM_HAVE_X86_SIMD
 namespace {
-/// a · c mod 2^64 for 4 lanes: lo·lo + ((hi·lo + lo·hi) << 32).
-CCSIM_TARGET_AVX2 inline __m256i mul64(__m256i a, std::uint64_t c)
+// The draws. AVX2 has no 64-bit multiply, so a · c mod 2^64 is built from 32-bit products: lo(a)·lo(c) in 64 bits
+// (vpmuludq), plus the two cross products' low 32 bits, shifted up 32. Both cross products come from one vpmulld of a
+// by c with its halves swapped (lane 2k: lo(a)·hi(c), lane 2k+1: hi(a)·lo(c), each mod 2^32).
+/// The constant c as the two operands mul64 and mul64_high take: lo(c) in each qword, and c with its halves swapped.
+struct Mix {
+  __m256i lo, swapped;
+};
+CCSIM_TARGET_AVX2 inline Mix mix(std::uint64_t c)
 {
-  const __m256i b     = _mm256_set1_epi64x(static_cast<long long>(c));
-  const __m256i lolo  = _mm256_mul_epu32(a, b);
-  const __m256i hilo  = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), b);
-  const __m256i lohi  = _mm256_mul_epu32(a, _mm256_set1_epi64x(static_cast<long long>(c >> 32)));
-  const __m256i cross = _mm256_slli_epi64(_mm256_add_epi64(hilo, lohi), 32);
-  return _mm256_add_epi64(lolo, cross);
+  return {_mm256_set1_epi64x(static_cast<long long>(c & 0xFFFFFFFFu)),
+          _mm256_set1_epi64x(static_cast<long long>((c >> 32) | (c << 32)))};
 }
 
-/// Top 24 bits of the draws of 4 lanes whose index·GOLDEN products are `ig`.
-CCSIM_TARGET_AVX2 inline __m256i draw24(__m256i seed, __m256i ig)
+/// a · c mod 2^64 for 4 lanes.
+CCSIM_TARGET_AVX2 inline __m256i mul64(__m256i a, Mix c)
+{
+  const __m256i lolo  = _mm256_mul_epu32(a, c.lo);
+  const __m256i cross = _mm256_mullo_epi32(a, c.swapped);
+  const __m256i sum   = _mm256_add_epi32(cross, _mm256_slli_epi64(cross, 32)); // odd dwords: the two cross terms
+  return _mm256_add_epi32(lolo, _mm256_blend_epi32(_mm256_setzero_si256(), sum, 0xAA));
+}
+
+/// The top 32 bits of a · c mod 2^64 in each qword's high dword (its low dword is not a product's).
+CCSIM_TARGET_AVX2 inline __m256i mul64_high(__m256i a, Mix c)
+{
+  const __m256i lolo  = _mm256_mul_epu32(a, c.lo);
+  const __m256i cross = _mm256_mullo_epi32(a, c.swapped);
+  return _mm256_add_epi32(_mm256_add_epi32(lolo, cross), _mm256_slli_epi64(cross, 32));
+}
+
+/// Bits 32..63 of the finalised draws of 4 lanes whose index·GOLDEN products are `ig`, in each qword's high dword:
+/// u reads bits 40..63, which the finaliser's last z ^= z >> 31 does not change.
+CCSIM_TARGET_AVX2 inline __m256i draw_high(__m256i seed, __m256i ig, Mix mix1, Mix mix2)
 {
   __m256i z = _mm256_add_epi64(_mm256_xor_si256(seed, ig), _mm256_set1_epi64x(static_cast<long long>(GOLDEN)));
-  z         = mul64(_mm256_xor_si256(z, _mm256_srli_epi64(z, 30)), MIX1);
-  z         = mul64(_mm256_xor_si256(z, _mm256_srli_epi64(z, 27)), MIX2);
-  return _mm256_srli_epi64(z, 40);
+  z         = mul64(_mm256_xor_si256(z, _mm256_srli_epi64(z, 30)), mix1);
+  return mul64_high(_mm256_xor_si256(z, _mm256_srli_epi64(z, 27)), mix2);
 }
 
 /// max|x| of m values: max_ps(a, acc) keeps acc when a is NaN, as the scalar `acc < a ? a : acc`.
@@ -50,19 +69,20 @@ CCSIM_TARGET_AVX2 float absmax(const float* x, std::size_t m)
 /// 8 codes (x·inv rounded, clamped) as int32 lanes.
 template <bool STOCHASTIC>
 CCSIM_TARGET_AVX2 inline __m256i codes8(const float* x, __m256 inv, __m256 qmax, __m256 nqmax,
-                                        [[maybe_unused]] __m256i seed, [[maybe_unused]] __m256i ig0,
-                                        [[maybe_unused]] __m256i ig1)
+                                        [[maybe_unused]] __m256i seed, [[maybe_unused]] __m256i ig_even,
+                                        [[maybe_unused]] __m256i ig_odd, [[maybe_unused]] Mix mix1,
+                                        [[maybe_unused]] Mix mix2)
 {
   const __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x), inv);
   __m256 c;
   if constexpr (STOCHASTIC) {
-    const __m256 one   = _mm256_set1_ps(1.0f);
-    const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-    // Low dwords of the 8 draws in element order: lanes 0-3 from ig0, 4-7 from ig1.
-    const __m256i d0  = _mm256_permutevar8x32_epi32(draw24(seed, ig0), even);
-    const __m256i d1  = _mm256_permutevar8x32_epi32(draw24(seed, ig1), even);
-    const __m256 u    = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_permute2x128_si256(d0, d1, 0x20)),
-                                      _mm256_set1_ps(1.0f / 16777216.0f));
+    const __m256 one = _mm256_set1_ps(1.0f);
+    // Elements 0, 2, 4, 6 draw from ig_even and 1, 3, 5, 7 from ig_odd, so one blend puts the 8 draws' bits 32..63
+    // in element order; bits 40..63 (< 2^24) convert exactly through int32.
+    const __m256i high = _mm256_blend_epi32(_mm256_srli_epi64(draw_high(seed, ig_even, mix1, mix2), 32),
+                                            draw_high(seed, ig_odd, mix1, mix2), 0xAA);
+    const __m256 u     = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(high, 8)),
+                                       _mm256_set1_ps(1.0f / 16777216.0f));
     __m256 lower      = _mm256_cvtepi32_ps(_mm256_cvttps_epi32(v)); // floor_small
     lower             = _mm256_sub_ps(lower, _mm256_and_ps(_mm256_cmp_ps(lower, v, _CMP_GT_OQ), one));
     const __m256 up   = _mm256_and_ps(_mm256_cmp_ps(u, _mm256_sub_ps(v, lower), _CMP_LT_OQ), one);
@@ -82,12 +102,13 @@ CCSIM_TARGET_AVX2 void encode_group(const float* x, std::size_t m, float inv, fl
   const __m256 vinv = _mm256_set1_ps(inv), vq = _mm256_set1_ps(qmax), vnq = _mm256_set1_ps(-qmax);
   const __m256i vseed = _mm256_set1_epi64x(static_cast<long long>(seed));
   const auto ig       = [](std::uint64_t i) { return static_cast<long long>(i * GOLDEN); };
-  __m256i ig0         = _mm256_setr_epi64x(ig(first), ig(first + 1), ig(first + 2), ig(first + 3));
-  __m256i ig1         = _mm256_setr_epi64x(ig(first + 4), ig(first + 5), ig(first + 6), ig(first + 7));
+  __m256i ig_even     = _mm256_setr_epi64x(ig(first), ig(first + 2), ig(first + 4), ig(first + 6));
+  __m256i ig_odd      = _mm256_setr_epi64x(ig(first + 1), ig(first + 3), ig(first + 5), ig(first + 7));
+  const Mix mix1 = mix(MIX1), mix2 = mix(MIX2);
   const __m256i step  = _mm256_set1_epi64x(static_cast<long long>(8 * GOLDEN));
   std::size_t i       = 0;
   for (; i + 8 <= m; i += 8) {
-    const __m256i q  = codes8<STOCHASTIC>(x + i, vinv, vq, vnq, vseed, ig0, ig1);
+    const __m256i q  = codes8<STOCHASTIC>(x + i, vinv, vq, vnq, vseed, ig_even, ig_odd, mix1, mix2);
     const __m128i lo = _mm256_castsi256_si128(q), hi = _mm256_extracti128_si256(q, 1);
     if constexpr (BITS == 8) {
       const __m128i w = _mm_packs_epi32(lo, hi); // codes are within ±127: no saturation
@@ -102,8 +123,8 @@ CCSIM_TARGET_AVX2 void encode_group(const float* x, std::size_t m, float inv, fl
       std::memcpy(codes + i / 2, &packed, 4);
     }
     if constexpr (STOCHASTIC) {
-      ig0 = _mm256_add_epi64(ig0, step);
-      ig1 = _mm256_add_epi64(ig1, step);
+      ig_even = _mm256_add_epi64(ig_even, step);
+      ig_odd  = _mm256_add_epi64(ig_odd, step);
     }
   }
   encode_range_scalar(x + i, m - i, BITS, STOCHASTIC ? Rounding::STOCHASTIC : Rounding::NEAREST, inv, qmax, seed,
