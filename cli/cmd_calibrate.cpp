@@ -48,6 +48,11 @@ static int print_nccl_table(const NcclCalibration& c, const std::string& out)
     std::cout << fmt::format("{}: {} ({}) over {} ranks ({}){}{}\n", io::printable(l.file, 200), l.op, l.op_from,
                              l.ranks, l.ranks_from, l.nodes ? fmt::format(", {} nodes", *l.nodes) : "",
                              l.nccl_version ? ", NCCL " + io::printable(*l.nccl_version, 40) : "");
+  if (c.algo || c.proto)
+    std::cout << fmt::format("forced:{}{}\n",
+                             c.algo ? fmt::format(" NCCL_ALGO={} ({})", io::printable(*c.algo, 40), c.algo_from) : "",
+                             c.proto ? fmt::format(" NCCL_PROTO={} ({})", io::printable(*c.proto, 40), c.proto_from)
+                                     : "");
   if (c.nccl_model)
     for (const auto& k : c.constants)
       std::cout << fmt::format("  {} {:.6g} -> {:.6g}  (bounds {:.4g} .. {:.4g})\n", k.pointer, k.before, k.after, k.lo,

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 namespace ccsim::api {
@@ -42,6 +43,8 @@ std::vector<NcclLog> read_logs(const NcclCalibrationRequest& req, const sim::Top
     info.op_from      = op_flag ? "--op" : table.op_from;
     info.nodes        = table.nodes;
     info.nccl_version = table.nccl_version;
+    info.nccl_algo    = table.nccl_algo;
+    info.nccl_proto   = table.nccl_proto;
     if (info.op.empty())
       throw io::InputError(file, "", "does not name its collective: pass --op (all_reduce, all_gather, ...)");
     const auto* bench = algorithms::find_collective_bench(info.op);
@@ -75,6 +78,54 @@ std::vector<NcclLog> read_logs(const NcclCalibrationRequest& req, const sim::Top
     infos.push_back(std::move(info));
   }
   return logs;
+}
+
+/// Whether two names of an algorithm or protocol are the same one: case aside, and "nvls_tree" (ccsim) is NCCL's
+/// "NVLSTree".
+bool same_name(const std::string& a, const std::string& b)
+{
+  auto key = [](const std::string& s) {
+    std::string k;
+    for (const char ch : s)
+      if (ch != '_')
+        k += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return k;
+  };
+  return key(a) == key(b);
+}
+
+/// The NCCL_ALGO (or NCCL_PROTO) the logs ran with: the flag, or what the logs state (NCCL_DEBUG=INFO), which must
+/// then agree with each other and with the flag. `stated` reads a log's statement; `variable` names it in errors. A
+/// log that states nothing says nothing: NCCL chose per size, as the topology's model does.
+std::optional<std::string> run_condition(const std::optional<std::string>& flag, const std::string& flag_name,
+                                         const std::vector<NcclLogInfo>& logs,
+                                         std::optional<std::string> NcclLogInfo::*stated, const std::string& variable)
+{
+  std::optional<std::string> from_logs;
+  const NcclLogInfo* first = nullptr;
+  for (const auto& l : logs) {
+    const auto& v = l.*stated;
+    if (!v)
+      continue;
+    // NCCL takes a list or an exclusion ("Tree,Ring", "^Tree") and chooses among what is left; ccsim forces one.
+    if (v->find_first_of(",^") != std::string::npos && !flag)
+      throw io::InputError(l.file, "",
+                           fmt::format("ran with {}={}, a set NCCL chose from per size: pass {} with the one it ran, "
+                                       "or leave the log to NCCL's choice by removing that line",
+                                       variable, io::echo(*v), flag_name));
+    if (first != nullptr && !same_name(*from_logs, *v))
+      throw io::InputError(l.file, "",
+                           fmt::format("ran with {}={} where {} ran with {}: fit logs of one setting together",
+                                       variable, io::echo(*v), io::printable(first->file, 200),
+                                       io::echo(*from_logs)));
+    if (first == nullptr)
+      first = &l, from_logs = *v;
+  }
+  if (flag && from_logs && !same_name(*flag, *from_logs) && from_logs->find_first_of(",^") == std::string::npos)
+    throw io::InputError(flag_name, "",
+                         fmt::format("{} contradicts {}, which states {}={}", io::echo(*flag),
+                                     io::printable(first->file, 200), variable, io::echo(*from_logs)));
+  return flag ? flag : from_logs;
 }
 
 /// Replays every log on `topo` by simulation and fills the rows and the errors.
@@ -181,9 +232,8 @@ NcclCalibration calibrate_nccl(const NcclCalibrationRequest& req)
   if (req.op && std::find(plain.begin(), plain.end(), *req.op) == plain.end())
     throw io::InputError("--op", "", io::echo(*req.op) + " is not a collective ccsim replays (all_reduce, all_gather, "
                                                          "reduce_scatter, alltoall, sendrecv)");
-  // The logs' run conditions: NCCL_ALGO / NCCL_PROTO (not kept in the output: they are not the cluster's), a tuner
-  // plugin's table (kept: it is how the cluster runs).
-  force_collective(topo, req.algo, req.proto);
+  // The logs' run conditions: a tuner plugin's table (kept in the output: it is how the cluster runs), and NCCL_ALGO /
+  // NCCL_PROTO from the flags or the logs (not kept: they are not the cluster's).
   if (req.tuner_table) {
     if (!topo.nccl.present)
       throw io::InputError("--tuner-table", "", "topology " + topo.name + " has no \"nccl\" block to hold a tuner table");
@@ -195,6 +245,12 @@ NcclCalibration calibrate_nccl(const NcclCalibrationRequest& req)
   }
   NcclCalibration c;
   const auto logs = read_logs(req, topo, c.logs, plain);
+  c.algo          = run_condition(req.algo, "--algo", c.logs, &NcclLogInfo::nccl_algo, "NCCL_ALGO");
+  c.proto         = run_condition(req.proto, "--proto", c.logs, &NcclLogInfo::nccl_proto, "NCCL_PROTO");
+  c.algo_from     = req.algo ? "--algo" : (c.algo ? "the log" : "");
+  c.proto_from    = req.proto ? "--proto" : (c.proto ? "the log" : "");
+  force_collective(topo, c.algo, c.proto, req.algo ? "--algo" : req.files.front(),
+                   req.proto ? "--proto" : req.files.front());
   // NCCL's latency model has its own constants to fit; the links' latency model (ccsim's alpha-beta collectives, the
   // papers' presets) has two: the NICs' delivered bandwidth and their latency.
   c.nccl_model = topo.nccl.present && topo.nccl.latency == sim::LatencyModel::NCCL;
@@ -220,10 +276,10 @@ NcclCalibration calibrate_nccl(const NcclCalibrationRequest& req)
   std::string files, flags;
   for (const auto& f : req.files)
     files += (files.empty() ? "" : ", ") + io::printable(f, 200);
-  if (req.algo)
-    flags += " --algo " + io::printable(*req.algo, 40);
-  if (req.proto)
-    flags += " --proto " + io::printable(*req.proto, 40);
+  if (c.algo)
+    flags += " --algo " + io::printable(*c.algo, 40) + (req.algo ? "" : " (NCCL_ALGO as the log states it)");
+  if (c.proto)
+    flags += " --proto " + io::printable(*c.proto, 40) + (req.proto ? "" : " (NCCL_PROTO as the log states it)");
   const std::string fitted = c.nccl_model ? "the collective model's constants" : "effective_gbps and latency_us";
   std::string command = "ccsim calibrate --topology " + io::printable(req.topology, 200);
   for (const auto& f : req.files)
@@ -268,8 +324,15 @@ nlohmann::json to_json(const NcclCalibration& c, const std::string& out)
   for (const auto& l : c.logs)
     logs.push_back({{"file", l.file}, {"op", l.op}, {"op_from", l.op_from}, {"ranks", l.ranks},
                     {"ranks_from", l.ranks_from}, {"nodes", l.nodes ? nlohmann::json(*l.nodes) : nlohmann::json(nullptr)},
-                    {"nccl_version", l.nccl_version ? nlohmann::json(*l.nccl_version) : nlohmann::json(nullptr)}});
+                    {"nccl_version", l.nccl_version ? nlohmann::json(*l.nccl_version) : nlohmann::json(nullptr)},
+                    {"nccl_algo", l.nccl_algo ? nlohmann::json(*l.nccl_algo) : nlohmann::json(nullptr)},
+                    {"nccl_proto", l.nccl_proto ? nlohmann::json(*l.nccl_proto) : nlohmann::json(nullptr)}});
+  auto forced = [](const std::optional<std::string>& v, const std::string& from) {
+    return v ? nlohmann::json{{"value", *v}, {"from", from}} : nlohmann::json(nullptr);
+  };
   nlohmann::json doc = {{"topology", out},
+                        {"forced_algo", forced(c.algo, c.algo_from)},
+                        {"forced_proto", forced(c.proto, c.proto_from)},
                         {"model", c.nccl_model ? "nccl" : "links"},
                         {"op", c.logs.front().op},
                         {"ranks", c.logs.front().ranks},

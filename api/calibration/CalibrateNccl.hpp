@@ -27,8 +27,8 @@ struct NcclCalibrationRequest {
   std::vector<std::string> files;     // nccl-tests (or ccsim collective) texts of the same cluster
   std::optional<std::string> op;      // --op, when a file does not name its collective
   std::optional<int> ranks;           // --ranks, when a file does not say
-  std::optional<std::string> algo;    // NCCL_ALGO the logs ran with (--algo)
-  std::optional<std::string> proto;   // NCCL_PROTO (--proto)
+  std::optional<std::string> algo;    // NCCL_ALGO the logs ran with (--algo; else what the logs state, if they do)
+  std::optional<std::string> proto;   // NCCL_PROTO (--proto; likewise)
   std::optional<std::string> tuner_table; // a tuner plugin's table (JSON file {"tuner_table": [...]}), kept in the output
   sim::Fidelity fidelity = sim::Fidelity::FAST;
   std::string out;                    // where the calibrated topology goes
@@ -51,11 +51,15 @@ struct NcclLogInfo {
   int ranks = 0;
   std::optional<int> nodes;
   std::optional<std::string> nccl_version;
+  std::optional<std::string> nccl_algo, nccl_proto; // as the log states them (NCCL_DEBUG=INFO), verbatim
 };
 
 struct NcclCalibration {
   bool nccl_model = false;           // the NCCL model's constants (false: the links' NIC bandwidth and latency)
   std::vector<NcclLogInfo> logs;
+  /// NCCL_ALGO / NCCL_PROTO the fit forced, and where each came from ("--algo", "the log"; empty: NCCL's choice).
+  std::optional<std::string> algo, proto;
+  std::string algo_from, proto_from;
   std::vector<FittedNcclConstant> constants;
   double gbps = 0, latency_us = 0;   // without an nccl block: the fitted nic.effective_gbps and nic.latency_us
   std::vector<NcclCalibrationRow> rows;

@@ -163,6 +163,19 @@ NcclTestsTable parse_nccl_tests(const std::string& text, const std::string& path
           name.resize(name.size() - 5);
         if (io::printable(name, 100) == name)
           table.op = name, table.op_from = "header";
+      } else if (const auto env = std::find(t.begin(), t.end(), "INFO");
+                 env != t.end() && t.end() - env >= 7 && (env[1] == "NCCL_ALGO" || env[1] == "NCCL_PROTO") &&
+                 env[2] == "set" && env[3] == "by" && env[4] == "environment" && env[5] == "to") {
+        // NCCL_DEBUG=INFO's note of an environment setting; every rank prints it, all alike.
+        const std::string value(env[6]);
+        if (io::printable(value, 100) != value)
+          throw io::InputError(path, fmt::format("line {}", number), "holds control characters or invalid UTF-8");
+        auto& slot = env[1] == "NCCL_ALGO" ? table.nccl_algo : table.nccl_proto;
+        if (slot && *slot != value)
+          throw io::InputError(path, fmt::format("line {}", number),
+                               fmt::format("states {}={} where an earlier line states {}", env[1], io::echo(value),
+                                           io::echo(*slot)));
+        slot = value;
       } else if (t.size() >= 3 && t[0] == "NCCL" && t[1] == "version") {
         if (io::printable(std::string(t[2]), 100) == std::string(t[2]))
           table.nccl_version = std::string(t[2]);

@@ -7,7 +7,9 @@
 // A line is a row when its third and fourth words are a data type and a reduction nccl-tests prints ("float sum",
 // "float none"); such a line must then be a whole row, or it is an error naming the file and the line.
 //
-// What the log says about itself is read when it says it: the collective from "# Collective test starting: X_perf"
+// What the log says about itself is read when it says it: NCCL_ALGO and NCCL_PROTO where NCCL_DEBUG=INFO printed them
+// ("... NCCL INFO NCCL_ALGO set by environment to Ring", src/misc/param.cc; one value per log, or an error naming the
+// line that contradicts it), the collective from "# Collective test starting: X_perf"
 // (or ccsim's "# ccsim collective: X on ..."), the ranks from the "#  Rank N Group G Pid P on HOST device D" lines
 // (one per GPU) and the nodes from their distinct hosts. Where the header is silent, the collective and the rank
 // count are inferred from the table (busbw / algbw is nccl-tests' bus factor: 2(n-1)/n for all_reduce, (n-1)/n for
@@ -41,6 +43,8 @@ struct NcclTestsTable {
   std::string ranks_from;        // "header" (Rank lines or ccsim's header) or the inference from the table
   std::optional<int> nodes;      // distinct hosts of the Rank lines
   std::optional<std::string> nccl_version;
+  /// NCCL_ALGO / NCCL_PROTO as NCCL_DEBUG=INFO states them ("NCCL INFO NCCL_ALGO set by environment to Ring"), verbatim.
+  std::optional<std::string> nccl_algo, nccl_proto;
   std::vector<NcclTestsRow> rows;
 };
 

@@ -59,8 +59,11 @@ const OptionTable<CalibrateCommand>& calibrate_options()
          into(&C::ranks)},
         {choice_option("fidelity", {"exact", "fast"}, "fidelity of the replay: exact or fast").defaults("fast"),
          into(&C::fidelity)},
-        {text_option("algo", "NCCL_ALGO the logs ran with (ring, tree, nvls, nvls_tree)").value("A"), into(&C::algo)},
-        {text_option("proto", "NCCL_PROTO the logs ran with (LL, LL128, Simple)").value("P"), into(&C::proto)},
+        {text_option("algo", "NCCL_ALGO the logs ran with (ring, tree, nvls, nvls_tree); a log's NCCL_DEBUG=INFO "
+                             "line stating it is read by itself").value("A"),
+         into(&C::algo)},
+        {text_option("proto", "NCCL_PROTO the logs ran with (LL, LL128, Simple); likewise").value("P"),
+         into(&C::proto)},
         {path_option("tuner-table", "a tuner plugin's choices by size, as {\"tuner_table\": [{\"max_bytes\": B, "
                                     "\"algorithm\": A, \"protocol\": P, \"channels\": C}, ...]} (topologies/SCHEMA.md); "
                                     "kept in the calibrated topology")

@@ -114,3 +114,26 @@ TEST_CASE("NcclTestsText: a table of 1000 rows reads whole and a 1001st row is o
   CHECK_THROWS_WITH(parse_nccl_tests(text + row(1001), "large.txt"),
                     Catch::Contains("large.txt: line 1003: more than 1000 rows"));
 }
+
+TEST_CASE("NcclTestsText: NCCL_ALGO and NCCL_PROTO set by the environment are read where NCCL_DEBUG=INFO states them",
+          "[api]")
+{
+  // NCCL's own wording (src/misc/param.cc: "%s set by environment to %s"), once per rank; a log without it states
+  // nothing, and two ranks that state different values are one error naming the second line.
+  const std::string row = "           8             2     float     sum      -1    30.10    0.00    0.00      0"
+                          "    29.90    0.00    0.00      0\n";
+  const std::string stated = "nccl-0:123:123 [0] NCCL INFO NCCL_ALGO set by environment to Ring\n"
+                             "nccl-1:456:456 [0] NCCL INFO NCCL_ALGO set by environment to Ring\n"
+                             "nccl-0:123:123 [0] NCCL INFO NCCL_PROTO set by environment to LL128\n";
+  const auto t = parse_nccl_tests(stated + row, "stated.txt");
+  CHECK(t.nccl_algo == std::optional<std::string>("Ring"));
+  CHECK(t.nccl_proto == std::optional<std::string>("LL128"));
+  const auto silent = parse_nccl_tests("nccl-0:123:123 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0\n" +
+                                       row, "silent.txt");
+  CHECK_FALSE(silent.nccl_algo);
+  CHECK_FALSE(silent.nccl_proto);
+  const std::string split = "nccl-0:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Ring\n"
+                            "nccl-1:2:2 [0] NCCL INFO NCCL_ALGO set by environment to Tree\n";
+  CHECK_THROWS_WITH(parse_nccl_tests(split + row, "split.txt"),
+                    Catch::Contains("split.txt: line 2") && Catch::Contains("NCCL_ALGO='Tree'"));
+}

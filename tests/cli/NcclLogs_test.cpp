@@ -335,3 +335,59 @@ TEST_CASE("NcclLogs: after calibrate a user's cluster counts as calibrated and i
   const double h  = 1 - p1 / after.at("high").get<double>();
   CHECK(h >= std::max(q, 0.02) * (1 - 1e-9));
 }
+
+TEST_CASE("NcclLogs: a log that states NCCL_ALGO and NCCL_PROTO is fitted with them, as --algo and --proto would",
+          "[cli]")
+{
+  // Log 02 (OCI A100 RoCE, 2 nodes) with the lines NCCL_DEBUG=INFO prints for NCCL_ALGO=Ring NCCL_PROTO=Simple: the
+  // fit replays every size as ring/Simple and gives the constants `--algo ring --proto Simple` gives on the bare log.
+  // Without either, NCCL's choice runs some sizes otherwise (the test would not tell the two apart if not).
+  const std::string bare = read_file(log_path("02-a100-oci-bmgpu48-roce-2n-allreduce"));
+  const std::string algo = "nccl-0:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Ring\n";
+  const std::string proto = "nccl-0:1:1 [0] NCCL INFO NCCL_PROTO set by environment to Simple\n";
+  const auto stated = ccsim::test::write_temp_file("02-stated.txt", algo + proto + bare);
+  auto fit = [](const std::string& files, const std::string& flags, const std::string& name) {
+    const auto r = run_ccsim("calibrate --topology a100x8-roce100x16 " + files + " " + flags + " --out " +
+                             (temp_dir() / name).string() + " --format json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const auto from_log  = fit("--nccl-tests " + stated, "", "stated.json");
+  const auto from_flag = fit("--nccl-tests " + log_path("02-a100-oci-bmgpu48-roce-2n-allreduce"),
+                             "--algo ring --proto Simple", "flagged.json");
+  const auto chosen    = fit("--nccl-tests " + log_path("02-a100-oci-bmgpu48-roce-2n-allreduce"), "", "chosen.json");
+  CHECK(from_log.at("forced_algo") == nlohmann::json({{"value", "Ring"}, {"from", "the log"}}));
+  CHECK(from_log.at("forced_proto") == nlohmann::json({{"value", "Simple"}, {"from", "the log"}}));
+  CHECK(from_flag.at("forced_algo").at("from") == "--algo");
+  CHECK(chosen.at("forced_algo").is_null());
+  for (const auto& row : from_log.at("rows")) {
+    CHECK(row.at("algorithm") == "ring");
+    CHECK(row.at("protocol") == "Simple");
+  }
+  bool other = false;
+  for (const auto& row : chosen.at("rows"))
+    other = other || row.at("algorithm") != "ring" || row.at("protocol") != "Simple";
+  CHECK(other);
+  REQUIRE(from_log.at("constants").size() == from_flag.at("constants").size());
+  for (std::size_t k = 0; k < from_log.at("constants").size(); ++k)
+    CHECK(from_log.at("constants").at(k).at("after") == from_flag.at("constants").at(k).at("after"));
+  CHECK(from_log.at("median_abs_error") == from_flag.at("median_abs_error"));
+
+  // A flag that contradicts the log, a set NCCL chose from, and two logs of two settings: one line each, exit 2.
+  auto refused = [](const std::string& args, const std::string& says) {
+    const auto r = run_ccsim("calibrate --topology a100x8-roce100x16 " + args + " --out " +
+                             (temp_dir() / "refused.json").string());
+    INFO(args << "\n" << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(ccsim::test::line_count(r.err) == 1);
+    CHECK(r.err.find(says) != std::string::npos);
+  };
+  refused("--nccl-tests " + stated + " --algo tree", "--algo: 'tree' contradicts");
+  const auto excluded = ccsim::test::write_temp_file(
+      "02-excluded.txt", "nccl-0:1:1 [0] NCCL INFO NCCL_ALGO set by environment to ^Tree\n" + bare);
+  refused("--nccl-tests " + excluded, "a set NCCL chose from per size");
+  const auto tree = ccsim::test::write_temp_file(
+      "02-tree.txt", "nccl-0:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Tree\n" + bare);
+  refused("--nccl-tests " + stated + " --nccl-tests " + tree, "ran with NCCL_ALGO='Tree' where");
+}
