@@ -137,9 +137,10 @@ CCSIM_TARGET_AVX512 void collect_candidates_avx512(const float* x, std::size_t n
     }
   }
 }
-/// The same, 8 keys per compare: a block with no hit (most of them: about 1 key in 50 is a candidate) costs one
-/// compare, and a hit's lanes are walked in index order. Keys are below 2^31, so a signed compare with threshold - 1
-/// (-1 for a threshold of 0: every key) orders them as unsigned.
+
+/// The same, 8 keys per compare: a block with no hit (most of them: the sampled threshold passes little more than the
+/// k keys wanted) costs one compare, and a hit's lanes are walked in index order. Keys are below 2^31, so a signed
+/// compare with threshold - 1 (-1 for a threshold of 0: every key) orders them as unsigned.
 CCSIM_TARGET_AVX2 void collect_candidates_avx2(const float* x, std::size_t n, std::uint32_t threshold,
                                                std::vector<std::uint32_t>& cand, std::vector<std::uint32_t>& keys)
 {
