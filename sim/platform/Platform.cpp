@@ -41,8 +41,8 @@ namespace {
 
 using Direction = sg4::LinkInRoute::Direction;
 
-sg4::NetZone* build_node(const Topology& topo, sg4::NetZone* parent, sg4::NetZone* link_owner, int node, int gpus,
-                         Platform& p, simgrid::kernel::routing::NetPoint** gateway)
+sg4::NetZone* build_node(const Topology& topo, sg4::NetZone* parent, int node, int gpus, Platform& p,
+                         simgrid::kernel::routing::NetPoint** gateway)
 {
   const std::string name = "node" + std::to_string(node);
   auto* zone             = sg4::create_star_zone(name);
@@ -59,7 +59,7 @@ sg4::NetZone* build_node(const Topology& topo, sg4::NetZone* parent, sg4::NetZon
                                                                                  : topo.intra_bytes_per_s;
     if (rate != topo.intra_bytes_per_s)
       p.identical_nodes = false; // an intra-node round no longer takes the same time on every node
-    auto* port = link_owner->create_split_duplex_link("port" + std::to_string(rank), rate);
+    auto* port = zone->create_split_duplex_link("port" + std::to_string(rank), rate);
     port->set_latency(topo.intra_latency_s)->seal();
     zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, {{port, Direction::UP}}, true);
     p.gpus.push_back(host);
@@ -111,10 +111,12 @@ Platform build_platform(const Topology& topo, int gpus)
   const double uplink = topo.node_uplink_bytes_per_s();
 
   auto* root = sg4::create_star_zone("cluster");
-  // Every link is created in the root zone, whichever zone's routes use it. Why: SimGrid 3.32 checks a new link's
-  // name against every zone of the platform, visiting each zone's own link map (Engine::link_by_name_or_null), so
-  // links spread over 2,048 node zones cost O(links x zones) to create: 2 of the 3.5 s of a 16,384-GPU simulation
-  // (perf, issue 19). With the maps of the node zones empty, the visit is cheap. Routes are unchanged.
+  // A node's links (its GPU ports, NIC and per-flow cap) are created in its own zone or its group's, while both are
+  // detached from the root (below); the fabric's in the root. Why: SimGrid 3.32 checks a new link's name against every
+  // zone reachable from the root, visiting each zone's own link map (Engine::link_by_name_or_null). Links spread over
+  // 2,048 attached node zones cost O(links x zones) (issue 19); all 37,000 in the root's map cost a 15-deep string
+  // search each (memcmp took 6.5 % of a 16,384-GPU Llama 3 step's samples, perf); created in detached zones, the
+  // check finds nothing to visit and each map stays small. Routes hold the links themselves, so they are unchanged.
   // Oversubscribed switch: all inter-node traffic also crosses a core of nodes x uplink / ratio (each way).
   // Its latency carries the fabric latency (half each way, as a split-duplex link is crossed up and down).
   sg4::Link* core = nullptr;
@@ -126,19 +128,19 @@ Platform build_platform(const Topology& topo, int gpus)
 
   auto attach = [&](sg4::NetZone* parent, int node, sg4::Link* extra) {
     simgrid::kernel::routing::NetPoint* gw = nullptr;
-    auto* zone        = build_node(topo, parent, root, node, gpus, p, &gw);
+    auto* zone        = build_node(topo, parent, node, gpus, p, &gw);
     // A node with its own NIC rate (topology "nodes"): its uplink only; the fabric keeps the nominal sizing.
     const auto own    = topo.nodes.find(node);
     const double rate = own != topo.nodes.end() && own->second.nic_bytes_per_s
                             ? *own->second.nic_bytes_per_s * topo.nic_count
                             : uplink;
-    auto* nic         = root->create_split_duplex_link("nic" + std::to_string(node), rate);
+    auto* nic         = parent->create_split_duplex_link("nic" + std::to_string(node), rate);
     nic->set_latency(topo.nic_latency_s)->seal();
     std::vector<sg4::LinkInRoute> up{{nic, Direction::UP}};
     if (topo.per_flow_bytes_per_s) {
       // A FATPIPE link gives every flow crossing it the full rate without sharing: a per-flow cap (one TCP
       // stream's ceiling) on inter-node traffic only, since intra-node routes never leave the node zone.
-      auto* cap = root->create_link("flowcap" + std::to_string(node), *topo.per_flow_bytes_per_s);
+      auto* cap = parent->create_link("flowcap" + std::to_string(node), *topo.per_flow_bytes_per_s);
       cap->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)->seal();
       up.emplace_back(cap);
     }
@@ -209,8 +211,20 @@ Platform build_platform(const Topology& topo, int gpus)
     // pod, not pods of 16: the root's seal walks every host once per group zone (NetZoneImpl::seal ->
     // get_all_hosts), 129 walks of 16,384 hosts for 2,048 nodes in pods of 16, where get_filtered_hosts took 15 % of
     // a 16,384-GPU Llama 3 step's samples (perf); a node's own seal inside the detached pod walks nothing reachable
-    // from the root.
-    const auto [pz, pgw] = detached_group("pod0", 0, nodes, core);
+    // from the root. Beyond kSubpodNodes nodes the pod holds sub-pods of that many nodes, joined to it as it is to the
+    // root and sealed while detached: SimGrid 3.32 checks each route a zone gets by searching the zone's children
+    // (StarZone::check_add_route_param -> get_netzone_recursive), so 2,048 nodes in one zone cost 2,048^2 / 2 visits,
+    // 8.5 % of a 16,384-GPU Llama 3 step's samples (perf); in sub-pods of 64, 2,048 x 64.
+    constexpr int kSubpodNodes = 64;
+    const auto [pz, pgw] = detached_group("pod0", 0, nodes <= kSubpodNodes ? nodes : 0, core);
+    if (nodes > kSubpodNodes)
+      for (int first = 0, k = 0; first < nodes; first += kSubpodNodes, ++k) {
+        const auto [sz, sgw] =
+            detached_group("pod0-" + std::to_string(k), first, std::min(nodes, first + kSubpodNodes), core);
+        sz->set_parent(pz);
+        pz->add_route(sz->get_netpoint(), nullptr, sgw, nullptr, {}, true);
+        sz->seal();
+      }
     groups.push_back({pz, pgw, nullptr});
   }
   for (const auto& g : groups) {

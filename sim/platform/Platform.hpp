@@ -2,12 +2,13 @@
 // Builds the SimGrid platform of a Topology in C++ (SimGrid 3.32 S4U). One process, one platform:
 // SimGrid's Engine is a per-process singleton, so call this once, in a fresh (forked) process.
 //
-//   root StarZone ("cluster") = the switch; every link lives here, whichever zone's routes use it
-//     podP StarZone (16 nodes; a route to the root without links)  [FAT_TREE: leafL StarZones, route = leafupL]
-//        podP-sw StarZone, gateway router podP-gw
+//   root StarZone ("cluster") = the switch; the fabric's links (core, leaf uplinks, fabric port) live here
+//     pod0 StarZone (a route to the root without links)  [FAT_TREE: leafL StarZones, route = leafupL]
+//        pod0-sw StarZone, gateway router pod0-gw
+//        [beyond 64 nodes: pod0-J StarZones of 64 nodes each, routes to pod0 without links, laid out as pod0]
 //        nodeK StarZone, gateway router nodeK-gw; route up = nicK (split-duplex, count x effective NIC bandwidth)
 //                                                  [+ flowcapK per-flow cap] [+ core link if oversubscribed]
-//           |- gpuR host --portR (split-duplex, NVLink/PCIe port)
+//           |- gpuR host --portR (split-duplex, NVLink/PCIe port; in nodeK's zone, nicK and flowcapK in its group's)
 //     fabric-port StarZone: one host behind never-shared copies of a port, a NIC [and the core or a leaf uplink]
 
 #include "sim/platform/Topology.hpp"

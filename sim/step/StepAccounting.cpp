@@ -54,10 +54,11 @@ void track_links(StepContext& c)
 {
   std::vector<sg4::Link*> links = c.platform.node_links;
   links.insert(links.end(), c.platform.fabric_links.begin(), c.platform.fabric_links.end());
-  for (auto* l : links)
-    for (const char* dir : {"_UP", "_DOWN"})
-      if (auto* h = sg4::Link::by_name_or_null(l->get_name() + dir))
-        c.tracked.push_back(h);
+  for (auto* l : links) // every one split-duplex (sim/platform/Platform.cpp): its two halves, up first
+    if (const auto* both = dynamic_cast<const sg4::SplitDuplexLink*>(l)) {
+      c.tracked.push_back(both->get_link_up());
+      c.tracked.push_back(both->get_link_down());
+    }
   c.link_bytes.assign(c.tracked.size(), 0.0);
   c.last_load.assign(c.tracked.size(), 0.0);
 }
