@@ -75,44 +75,72 @@ std::optional<std::vector<char>> one_group_of_identical(const StepContext& c, co
   const int domain_nodes = pipeline_domain_nodes(*c.topo);
   if (!c.platform.identical_nodes || domain_nodes < 1 || gpn < 1 || round.flows.size() < 2)
     return std::nullopt;
-  auto domain = [&](int rank) { return rank / gpn / domain_nodes; };
+  // Dense tables indexed by domain and node (a round of a 16,384-GPU step has 16,384 flows: maps cost more than the
+  // SimGrid run of the one group they leave, perf).
+  const std::size_t nodes = (c.platform.gpus.size() + static_cast<std::size_t>(gpn) - 1) / static_cast<std::size_t>(gpn);
+  const std::size_t domains = nodes / static_cast<std::size_t>(domain_nodes) + 1;
+  auto domain = [&](int rank) { return static_cast<std::size_t>(rank / gpn / domain_nodes); };
   // Domains joined by a flow, by union-find.
-  std::map<int, int> parent;
-  auto find = [&](int d) {
-    while (parent.at(d) != d)
+  std::vector<std::size_t> parent(domains, domains); // `domains`: not seen
+  auto find = [&](std::size_t d) {
+    while (parent[d] != d)
       d = parent[d] = parent[parent[d]];
     return d;
   };
   for (const auto& f : round.flows) {
-    const int a = domain(f.src), b = domain(f.dst);
-    parent.emplace(a, a);
-    parent.emplace(b, b);
+    const std::size_t a = domain(f.src), b = domain(f.dst);
+    if (parent[a] == domains)
+      parent[a] = a;
+    if (parent[b] == domains)
+      parent[b] = b;
     parent[find(a)] = find(b);
   }
-  std::map<int, std::vector<const Flow*>> groups; // root domain -> its flows, in round order
-  for (const auto& f : round.flows)
-    groups[find(domain(f.src))].push_back(&f);
+  std::vector<std::size_t> group_of(domains, domains); // root domain -> index in `groups`
+  std::vector<std::vector<const Flow*>> groups;        // each group's flows, in round order
+  for (const auto& f : round.flows) {
+    auto& g = group_of[find(domain(f.src))];
+    if (g == domains) {
+      g = groups.size();
+      groups.emplace_back();
+    }
+    groups[g].push_back(&f);
+  }
   if (groups.size() < 2)
     return std::nullopt;
+  // A group's shape: each flow's ends as (the domain's and the node's place in the group in order of first visit,
+  // the local GPU), and its bytes.
+  std::vector<int> domain_place(domains, -1), node_place(nodes, -1);
   auto shape = [&](const std::vector<const Flow*>& flows) {
-    std::map<int, int> domain_place, node_place;
+    std::vector<std::size_t> seen_domains, seen_nodes;
     std::vector<std::tuple<int, int, int, int, int, int, std::uint64_t>> out;
+    out.reserve(flows.size());
     auto place = [&](int rank) {
-      const int node = rank / gpn;
-      return std::pair{domain_place.emplace(domain(rank), static_cast<int>(domain_place.size())).first->second,
-                       node_place.emplace(node, static_cast<int>(node_place.size())).first->second};
+      const std::size_t d = domain(rank), n = static_cast<std::size_t>(rank / gpn);
+      if (domain_place[d] < 0) {
+        domain_place[d] = static_cast<int>(seen_domains.size());
+        seen_domains.push_back(d);
+      }
+      if (node_place[n] < 0) {
+        node_place[n] = static_cast<int>(seen_nodes.size());
+        seen_nodes.push_back(n);
+      }
+      return std::pair{domain_place[d], node_place[n]};
     };
     for (const Flow* f : flows) {
       const auto [ds, ns] = place(f->src);
       const auto [dd, nd] = place(f->dst);
       out.emplace_back(ds, ns, f->src % gpn, dd, nd, f->dst % gpn, f->bytes);
     }
+    for (const std::size_t d : seen_domains)
+      domain_place[d] = -1;
+    for (const std::size_t n : seen_nodes)
+      node_place[n] = -1;
     return out;
   };
   // The group of the first flow is simulated (the one chain 0's ranks are in, as with pipelines).
-  const auto& first = groups.at(find(domain(round.flows.front().src)));
+  const auto& first = groups[group_of[find(domain(round.flows.front().src))]];
   const auto want   = shape(first);
-  for (const auto& [root, flows] : groups)
+  for (const auto& flows : groups)
     if (&flows != &first && (flows.size() != first.size() || shape(flows) != want))
       return std::nullopt;
   std::vector<char> mine(round.flows.size(), 0);
