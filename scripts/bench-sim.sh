@@ -36,8 +36,10 @@ if any(x not in ("bert", "70b", "large", "advise") for x in sections):
 if not (a.limit > 0 and a.limit <= 86400):
     sys.exit("bench-sim.sh: --limit: must be in (0, 86400] seconds")
 
-listing = subprocess.run([a.ccsim, "list", "algorithms"], capture_output=True, text=True, check=True).stdout
-algos = [l.split()[0] for l in listing.splitlines()[2:] if l.strip() and "[train only]" not in l]
+# The JSON listing: the table wraps long descriptions onto lines of their own, whose first word is not a name.
+listing = json.loads(subprocess.run([a.ccsim, "list", "algorithms", "--format", "json"], capture_output=True,
+                                    text=True, check=True).stdout)
+algos = [x["name"] for x in listing["algorithms"] if "[train only]" not in x["description"]]
 if a.algorithms:
     wanted = a.algorithms.split(",")
     unknown = [x for x in wanted if x not in algos]

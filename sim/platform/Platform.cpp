@@ -211,13 +211,15 @@ Platform build_platform(const Topology& topo, int gpus)
     // pod, not pods of 16: the root's seal walks every host once per group zone (NetZoneImpl::seal ->
     // get_all_hosts), 129 walks of 16,384 hosts for 2,048 nodes in pods of 16, where get_filtered_hosts took 15 % of
     // a 16,384-GPU Llama 3 step's samples (perf); a node's own seal inside the detached pod walks nothing reachable
-    // from the root. Beyond kSubpodNodes nodes the pod holds sub-pods of that many nodes, joined to it as it is to the
+    // from the root. Beyond kOnePodNodes nodes the pod holds sub-pods of kSubpodNodes, joined to it as it is to the
     // root and sealed while detached: SimGrid 3.32 checks each route a zone gets by searching the zone's children
     // (StarZone::check_add_route_param -> get_netzone_recursive), so 2,048 nodes in one zone cost 2,048^2 / 2 visits,
-    // 8.5 % of a 16,384-GPU Llama 3 step's samples (perf); in sub-pods of 64, 2,048 x 64.
-    constexpr int kSubpodNodes = 64;
-    const auto [pz, pgw] = detached_group("pod0", 0, nodes <= kSubpodNodes ? nodes : 0, core);
-    if (nodes > kSubpodNodes)
+    // 8.5 % of a 16,384-GPU Llama 3 step's samples (perf); in sub-pods of 64, 2,048 x 64. Not below: a route across
+    // sub-pods climbs one zone more, which a round of many flows pays on each (a 1,024-GPU 1-bit Adam all-to-all).
+    constexpr int kOnePodNodes = 512, kSubpodNodes = 64;
+    const bool subpods   = nodes > kOnePodNodes;
+    const auto [pz, pgw] = detached_group("pod0", 0, subpods ? 0 : nodes, core);
+    if (subpods)
       for (int first = 0, k = 0; first < nodes; first += kSubpodNodes, ++k) {
         const auto [sz, sgw] =
             detached_group("pod0-" + std::to_string(k), first, std::min(nodes, first + kSubpodNodes), core);

@@ -5,7 +5,7 @@
 //   root StarZone ("cluster") = the switch; the fabric's links (core, leaf uplinks, fabric port) live here
 //     pod0 StarZone (a route to the root without links)  [FAT_TREE: leafL StarZones, route = leafupL]
 //        pod0-sw StarZone, gateway router pod0-gw
-//        [beyond 64 nodes: pod0-J StarZones of 64 nodes each, routes to pod0 without links, laid out as pod0]
+//        [beyond 512 nodes: pod0-J StarZones of 64 nodes each, routes to pod0 without links, laid out as pod0]
 //        nodeK StarZone, gateway router nodeK-gw; route up = nicK (split-duplex, count x effective NIC bandwidth)
 //                                                  [+ flowcapK per-flow cap] [+ core link if oversubscribed]
 //           |- gpuR host --portR (split-duplex, NVLink/PCIe port; in nodeK's zone, nicK and flowcapK in its group's)
