@@ -109,36 +109,44 @@ std::optional<std::vector<char>> one_group_of_identical(const StepContext& c, co
     return std::nullopt;
   // A group's shape: each flow's ends as (the domain's and the node's place in the group in order of first visit,
   // the local GPU), and its bytes.
-  std::vector<int> domain_place(domains, -1), node_place(nodes, -1);
+  /// Numbers keys in order of first visit; forget() clears what a group numbered, for the next group.
+  struct FirstVisit {
+    std::vector<int> place;
+    std::vector<std::size_t> seen;
+    int operator()(std::size_t key)
+    {
+      if (place[key] < 0) {
+        place[key] = static_cast<int>(seen.size());
+        seen.push_back(key);
+      }
+      return place[key];
+    }
+    void forget()
+    {
+      for (const std::size_t key : seen)
+        place[key] = -1;
+      seen.clear();
+    }
+  };
+  FirstVisit domain_place{std::vector<int>(domains, -1), {}}, node_place{std::vector<int>(nodes, -1), {}};
   auto shape = [&](const std::vector<const Flow*>& flows) {
-    std::vector<std::size_t> seen_domains, seen_nodes;
     std::vector<std::tuple<int, int, int, int, int, int, std::uint64_t>> out;
     out.reserve(flows.size());
     auto place = [&](int rank) {
-      const std::size_t d = domain(rank), n = static_cast<std::size_t>(rank / gpn);
-      if (domain_place[d] < 0) {
-        domain_place[d] = static_cast<int>(seen_domains.size());
-        seen_domains.push_back(d);
-      }
-      if (node_place[n] < 0) {
-        node_place[n] = static_cast<int>(seen_nodes.size());
-        seen_nodes.push_back(n);
-      }
-      return std::pair{domain_place[d], node_place[n]};
+      return std::pair{domain_place(domain(rank)), node_place(static_cast<std::size_t>(rank / gpn))};
     };
     for (const Flow* f : flows) {
       const auto [ds, ns] = place(f->src);
       const auto [dd, nd] = place(f->dst);
       out.emplace_back(ds, ns, f->src % gpn, dd, nd, f->dst % gpn, f->bytes);
     }
-    for (const std::size_t d : seen_domains)
-      domain_place[d] = -1;
-    for (const std::size_t n : seen_nodes)
-      node_place[n] = -1;
+    domain_place.forget();
+    node_place.forget();
     return out;
   };
-  // The group of the first flow is simulated (the one chain 0's ranks are in, as with pipelines).
-  const auto& first = groups[group_of[find(domain(round.flows.front().src))]];
+  // The group of the first flow is simulated (the one chain 0's ranks are in, as with pipelines): the first flow
+  // opened groups[0].
+  const auto& first = groups.front();
   const auto want   = shape(first);
   for (const auto& flows : groups)
     if (&flows != &first && (flows.size() != first.size() || shape(flows) != want))
