@@ -94,38 +94,48 @@ bool same_name(const std::string& a, const std::string& b)
   return key(a) == key(b);
 }
 
+/// NCCL_ALGO (or NCCL_PROTO) as the fit forces it, and what set it: the flag's name, or the file of the log that
+/// states it (errors name it).
+struct RunCondition {
+  std::optional<std::string> value;
+  std::string source;
+};
+
 /// The NCCL_ALGO (or NCCL_PROTO) the logs ran with: the flag, or what the logs state (NCCL_DEBUG=INFO), which must
 /// then agree with each other and with the flag. `stated` reads a log's statement; `variable` names it in errors. A
 /// log that states nothing says nothing: NCCL chose per size, as the topology's model does.
-std::optional<std::string> run_condition(const std::optional<std::string>& flag, const std::string& flag_name,
-                                         const std::vector<NcclLogInfo>& logs,
-                                         std::optional<std::string> NcclLogInfo::*stated, const std::string& variable)
+RunCondition run_condition(const std::optional<std::string>& flag, const std::string& flag_name,
+                           const std::vector<NcclLogInfo>& logs, std::optional<std::string> NcclLogInfo::*stated,
+                           const std::string& variable)
 {
-  std::optional<std::string> from_logs;
-  const NcclLogInfo* first = nullptr;
+  // NCCL takes a list or an exclusion ("Tree,Ring", "^Tree") and chooses among what is left; ccsim forces one.
+  auto is_set = [](const std::string& v) { return v.find_first_of(",^") != std::string::npos; };
+  const NcclLogInfo* first = nullptr; // the first log that states it
   for (const auto& l : logs) {
     const auto& v = l.*stated;
     if (!v)
       continue;
-    // NCCL takes a list or an exclusion ("Tree,Ring", "^Tree") and chooses among what is left; ccsim forces one.
-    if (v->find_first_of(",^") != std::string::npos && !flag)
+    if (is_set(*v) && !flag)
       throw io::InputError(l.file, "",
                            fmt::format("ran with {}={}, a set NCCL chose from per size: pass {} with the one it ran, "
                                        "or leave the log to NCCL's choice by removing that line",
                                        variable, io::echo(*v), flag_name));
-    if (first != nullptr && !same_name(*from_logs, *v))
+    if (first == nullptr)
+      first = &l;
+    else if (!same_name(*(first->*stated), *v))
       throw io::InputError(l.file, "",
                            fmt::format("ran with {}={} where {} ran with {}: fit logs of one setting together",
                                        variable, io::echo(*v), io::printable(first->file, 200),
-                                       io::echo(*from_logs)));
-    if (first == nullptr)
-      first = &l, from_logs = *v;
+                                       io::echo(*(first->*stated))));
   }
-  if (flag && from_logs && !same_name(*flag, *from_logs) && from_logs->find_first_of(",^") == std::string::npos)
-    throw io::InputError(flag_name, "",
-                         fmt::format("{} contradicts {}, which states {}={}", io::echo(*flag),
-                                     io::printable(first->file, 200), variable, io::echo(*from_logs)));
-  return flag ? flag : from_logs;
+  if (flag) {
+    if (first != nullptr && !same_name(*flag, *(first->*stated)) && !is_set(*(first->*stated)))
+      throw io::InputError(flag_name, "",
+                           fmt::format("{} contradicts {}, which states {}={}", io::echo(*flag),
+                                       io::printable(first->file, 200), variable, io::echo(*(first->*stated))));
+    return {flag, flag_name};
+  }
+  return first != nullptr ? RunCondition{first->*stated, first->file} : RunCondition{};
 }
 
 /// Replays every log on `topo` by simulation and fills the rows and the errors.
@@ -245,12 +255,13 @@ NcclCalibration calibrate_nccl(const NcclCalibrationRequest& req)
   }
   NcclCalibration c;
   const auto logs = read_logs(req, topo, c.logs, plain);
-  c.algo          = run_condition(req.algo, "--algo", c.logs, &NcclLogInfo::nccl_algo, "NCCL_ALGO");
-  c.proto         = run_condition(req.proto, "--proto", c.logs, &NcclLogInfo::nccl_proto, "NCCL_PROTO");
-  c.algo_from     = req.algo ? "--algo" : (c.algo ? "the log" : "");
-  c.proto_from    = req.proto ? "--proto" : (c.proto ? "the log" : "");
-  force_collective(topo, c.algo, c.proto, req.algo ? "--algo" : req.files.front(),
-                   req.proto ? "--proto" : req.files.front());
+  const auto algo  = run_condition(req.algo, "--algo", c.logs, &NcclLogInfo::nccl_algo, "NCCL_ALGO");
+  const auto proto = run_condition(req.proto, "--proto", c.logs, &NcclLogInfo::nccl_proto, "NCCL_PROTO");
+  c.algo           = algo.value;
+  c.proto          = proto.value;
+  c.algo_from      = req.algo ? "--algo" : (c.algo ? "the log" : "");
+  c.proto_from     = req.proto ? "--proto" : (c.proto ? "the log" : "");
+  force_collective(topo, c.algo, c.proto, algo.source, proto.source);
   // NCCL's latency model has its own constants to fit; the links' latency model (ccsim's alpha-beta collectives, the
   // papers' presets) has two: the NICs' delivered bandwidth and their latency.
   c.nccl_model = topo.nccl.present && topo.nccl.latency == sim::LatencyModel::NCCL;

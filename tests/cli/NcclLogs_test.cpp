@@ -390,4 +390,9 @@ TEST_CASE("NcclLogs: a log that states NCCL_ALGO and NCCL_PROTO is fitted with t
   const auto tree = ccsim::test::write_temp_file(
       "02-tree.txt", "nccl-0:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Tree\n" + bare);
   refused("--nccl-tests " + stated + " --nccl-tests " + tree, "ran with NCCL_ALGO='Tree' where");
+  // An algorithm ccsim cannot force is named at the log that states it, not at the first log given.
+  const auto collnet = ccsim::test::write_temp_file(
+      "02-collnet.txt", "nccl-0:1:1 [0] NCCL INFO NCCL_ALGO set by environment to CollnetDirect\n" + bare);
+  refused("--nccl-tests " + log_path("02-a100-oci-bmgpu48-roce-2n-allreduce") + " --nccl-tests " + collnet,
+          collnet + ": 'CollnetDirect' is not one of");
 }
