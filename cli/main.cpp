@@ -58,6 +58,14 @@ int main(int argc, char** argv)
       if (const char* sym = std::getenv("CCSIM_SYMMETRY"); sym != nullptr && std::string(sym) != "on" &&
                                                             std::string(sym) != "off")
         throw ccsim::io::InputError("CCSIM_SYMMETRY", "", ccsim::io::echo(sym) + " is not one of: on, off");
+      if (const char* nodes = std::getenv("CCSIM_PLATFORM_NODES"); nodes != nullptr && std::string(nodes) != "all") {
+        try {
+          ccsim::io::parse_integer(nodes, ccsim::io::Range{1, 1 << 20}, "CCSIM_PLATFORM_NODES");
+        } catch (const ccsim::io::InputError&) {
+          throw ccsim::io::InputError("CCSIM_PLATFORM_NODES", "",
+                                      ccsim::io::echo(nodes) + " is not 'all' or a number of nodes from 1 to 1048576");
+        }
+      }
       const int rc = c.run(args);
       std::cout.flush();
       if (rc == 0 && ccsim::api::stop_signal() != 0) // a signal came after the last check (e.g. while plotting)

@@ -31,6 +31,7 @@ namespace {
 // simulation only stores the counts; a reporter thread sends them every 0.25 s, so a long wait inside SimGrid (one
 // all-to-all round of n(n-1) messages) still reports the last count instead of the one before the throttle.
 int g_child_progress_fd = -1;
+bool g_first_attempt     = false; // in a child: its first attempt at the work (may_run_again_fresh)
 std::atomic<std::uint64_t> g_child_done{0}, g_child_total{0};
 std::once_flag g_child_reporter;
 
@@ -61,7 +62,10 @@ void report_child_progress(std::uint64_t done, std::uint64_t total)
   std::call_once(g_child_reporter, [] { std::thread(child_reporter).detach(); });
 }
 
-IsolatedRun start_isolated_work(const std::function<nlohmann::json()>& work, Progress progress_wanted)
+bool may_run_again_fresh() { return g_first_attempt; }
+
+namespace {
+IsolatedRun start_child(const std::function<nlohmann::json()>& work, Progress progress_wanted, bool first_attempt)
 {
   // Close-on-exec everywhere: a plot script started later must not hold a simulation's pipe open.
   int fds[2], progress[2] = {-1, -1};
@@ -95,11 +99,14 @@ IsolatedRun start_isolated_work(const std::function<nlohmann::json()>& work, Pro
     if (progress[0] >= 0)
       close(progress[0]);
     g_child_progress_fd = progress[1]; // -1 when nobody reads it: report_child_progress starts no reporter thread
+    g_first_attempt     = first_attempt;
     if (err_fd >= 0)
       dup2(err_fd, STDERR_FILENO);
     nlohmann::json answer;
     try {
       answer = {{"ok", work()}};
+    } catch (const RunAgainFresh& e) {
+      answer = first_attempt ? nlohmann::json{{"again", e.what()}} : nlohmann::json{{"error", e.what()}};
     } catch (const io::InputError& e) {
       answer = {{"input_error", {{"where", e.where()}, {"pointer", e.pointer()}, {"problem", e.problem()}}}};
     } catch (const std::exception& e) {
@@ -115,7 +122,13 @@ IsolatedRun start_isolated_work(const std::function<nlohmann::json()>& work, Pro
   close(fds[1]);
   if (progress[1] >= 0)
     close(progress[1]);
-  return {pid, fds[0], err_fd, progress[0]};
+  return {pid, fds[0], err_fd, progress[0], work, progress_wanted, first_attempt};
+}
+} // namespace
+
+IsolatedRun start_isolated_work(const std::function<nlohmann::json()>& work, Progress progress_wanted)
+{
+  return start_child(work, progress_wanted, true);
 }
 
 namespace {
@@ -167,7 +180,9 @@ void abandon_isolated(const IsolatedRun& run)
     close(run.err_fd);
 }
 
-nlohmann::json finish_isolated(const IsolatedRun& run)
+namespace {
+/// The child's whole answer document (blocking), the child reaped; a crash or stop throws as finish_isolated says.
+nlohmann::json read_answer(const IsolatedRun& run)
 {
   std::string text;
   char buf[65536];
@@ -197,6 +212,14 @@ nlohmann::json finish_isolated(const IsolatedRun& run)
   } catch (const nlohmann::json::exception&) {
     throw std::runtime_error("simulation sent an unreadable answer");
   }
+  return answer;
+}
+
+/// The work's value from an answer that is not "again".
+nlohmann::json answer_value(const nlohmann::json& answer)
+{
+  if (answer.contains("again")) // a second attempt answers "error" instead (start_child)
+    throw std::runtime_error(answer["again"].get<std::string>());
   if (answer.contains("input_error")) {
     const auto& e = answer["input_error"];
     throw io::InputError(e["where"].get<std::string>(), e["pointer"].get<std::string>(), e["problem"].get<std::string>());
@@ -204,6 +227,15 @@ nlohmann::json finish_isolated(const IsolatedRun& run)
   if (answer.contains("error"))
     throw std::runtime_error(answer["error"].get<std::string>());
   return answer["ok"];
+}
+} // namespace
+
+nlohmann::json finish_isolated(const IsolatedRun& run)
+{
+  const auto answer = read_answer(run);
+  if (answer.contains("again") && run.first_attempt)
+    return finish_isolated(start_child(run.work, run.progress, false));
+  return answer_value(answer);
 }
 
 nlohmann::json await_isolated(const IsolatedRun& run, const ProgressFn& on_progress)
@@ -241,8 +273,12 @@ nlohmann::json await_isolated(const IsolatedRun& run, const ProgressFn& on_progr
     } else if ((fds[1].revents & (POLLHUP | POLLERR)) != 0) {
       progress_fd = -1; // the child closed it (it is exiting): poll ignores a negative fd
     }
-    if (fds[0].revents != 0)
-      return finish_isolated(run);
+    if (fds[0].revents != 0) {
+      const auto answer = read_answer(run);
+      if (answer.contains("again") && run.first_attempt) // its progress starts over with it
+        return await_isolated(start_child(run.work, run.progress, false), on_progress);
+      return answer_value(answer);
+    }
     // Before the child has planned its messages (a 16,384-GPU platform takes most of a minute to build) the caller
     // hears 0 of 0: it can say the run is preparing instead of saying nothing.
     if (on_progress)

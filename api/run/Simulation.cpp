@@ -10,6 +10,7 @@
 
 #include "sim/collective/MessageCount.hpp"
 #include "sim/engine/StepEngine.hpp"
+#include "sim/platform/Platform.hpp"
 
 #include <fmt/format.h>
 
@@ -127,7 +128,16 @@ SimulationReport simulate(const ResolvedRun& run)
   const std::uint64_t planned = sim::planned_messages(run.plan, s, run.fidelity, run.topo);
   report_child_progress(0, planned);
   options.on_progress = [planned](std::uint64_t done) { report_child_progress(done, planned); };
-  const auto report   = sim::simulate_step(run.topo, work, run.plan, s, run.fidelity, options);
+  // A platform of only the nodes the step touches (sim/platform/Platform.hpp), where the step can be run again in a
+  // fresh child should it touch more than were built; results are the same either way.
+  options.node_slots = may_run_again_fresh() ? sim::platform_node_slots(run.topo, s.gpus) : 0;
+  const auto report  = [&] {
+    try {
+      return sim::simulate_step(run.topo, work, run.plan, s, run.fidelity, options);
+    } catch (const sim::OutOfNodeSlots& e) {
+      throw RunAgainFresh(e.what());
+    }
+  }();
 
   // --- whole-run averages weight each phase by its share of steps
   double total_fraction = 0, step = 0;

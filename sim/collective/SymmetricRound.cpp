@@ -88,6 +88,10 @@ std::optional<std::vector<Flow>> reduce_ring_round(const Round& round, const Pla
   std::vector<std::vector<Local>> intra(static_cast<std::size_t>(m));
   std::vector<std::vector<Inter>> out(static_cast<std::size_t>(m)), in(static_cast<std::size_t>(m));
   std::vector<char> sends(static_cast<std::size_t>(m) * g, 0), receives(static_cast<std::size_t>(m) * g, 0);
+  // The one node each node sends to (receives from). On a fat-tree which one it is matters (near or far, as an offset
+  // alike on every node); on a star every other node is reached through the same kind of route, so any permutation
+  // of nodes will do: a ring's closing flow (the last node to the first) is then like any other.
+  std::vector<int> sends_to(static_cast<std::size_t>(m), -1), receives_from(static_cast<std::size_t>(m), -1);
   for (const auto& f : round.flows) {
     const int a = f.src / g, b = f.dst / g;
     if (a == b) {
@@ -96,7 +100,13 @@ std::optional<std::vector<Flow>> reduce_ring_round(const Round& round, const Pla
     }
     if (sends[static_cast<std::size_t>(f.src)]++ || receives[static_cast<std::size_t>(f.dst)]++)
       return std::nullopt; // a second inter-node flow out of (into) one GPU
-    const Inter flow{f.src - a * g, f.dst - b * g, (b - a + m) % m, f.bytes};
+    auto& to = sends_to[static_cast<std::size_t>(a)];
+    auto& from = receives_from[static_cast<std::size_t>(b)];
+    if ((to >= 0 && to != b) || (from >= 0 && from != a))
+      return std::nullopt; // one peer node per side
+    to = b;
+    from = a;
+    const Inter flow{f.src - a * g, f.dst - b * g, tree ? (b - a + m) % m : 0, f.bytes};
     out[static_cast<std::size_t>(a)].push_back(flow);
     in[static_cast<std::size_t>(b)].push_back(flow);
   }
@@ -118,8 +128,8 @@ std::optional<std::vector<Flow>> reduce_ring_round(const Round& round, const Pla
           return std::nullopt; // one size, and one peer node per side
   }
   const auto leaf_of = [&](int node) { return node / p; };
-  const auto target  = [&](int a) { return (a + out[static_cast<std::size_t>(a)].front().peer) % m; };
-  const auto source  = [&](int b) { return (b - in[static_cast<std::size_t>(b)].front().peer + m) % m; };
+  const auto target  = [&](int a) { return sends_to[static_cast<std::size_t>(a)]; };
+  const auto source  = [&](int b) { return receives_from[static_cast<std::size_t>(b)]; };
   int far_out = 0;
   for (int r = 0; r < p; ++r)
     far_out += leaf_of(target(r)) != 0 ? 1 : 0;
@@ -136,10 +146,10 @@ std::optional<std::vector<Flow>> reduce_ring_round(const Round& round, const Pla
   }
   // No GPU port may limit an inter-node flow (it wants at most the NIC's rate shared by the node's flows).
   const double cross  = simgrid::config::get_value<bool>("network/crosstraffic") ? 0.05 : 0.0;
-  const auto& hosts   = platform.gpus;
-  const double w_inter = std::max(route_weight(hosts[0], hosts[static_cast<std::size_t>(g)]).penalty,
-                                  route_weight(hosts[0], hosts[static_cast<std::size_t>(p * g)]).penalty);
-  const double w_intra = g > 1 ? route_weight(hosts[0], hosts[1]).penalty : 0;
+  const auto hosts     = [&platform](int rank) { return platform.gpu(rank); };
+  const double w_inter = std::max(route_weight(hosts(0), hosts(g)).penalty,
+                                  route_weight(hosts(0), hosts(p * g)).penalty);
+  const double w_intra = g > 1 ? route_weight(hosts(0), hosts(1)).penalty : 0;
   const double uplink  = platform.node_links.front()->get_bandwidth();
   for (int r = 0; r < p; ++r) {
     const auto& o = out[static_cast<std::size_t>(r)];
@@ -157,6 +167,11 @@ std::optional<std::vector<Flow>> reduce_ring_round(const Round& round, const Pla
         for (const auto& [ls, ld, bytes] : intra[static_cast<std::size_t>(r)])
           intra_terms += ((up ? ls : ld) == j ? 1 : 0) + cross * ((up ? ld : ls) == j ? 1 : 0);
         intra_terms = w_intra > 0 ? intra_terms / w_intra : 0;
+        // A port that carries its inter-node flow and nothing else may limit it: the half keeps the far end's port as
+        // a never-shared copy (the fabric port's route), and the far end's port is alone too (every node alike), so
+        // the real flow and its halves meet the same port rate at both ends (a flat ring's last GPU of each node).
+        if (intra_terms == 0 && fwd + cross * rev == 1)
+          continue;
         if (port_can_limit(topo.intra_bytes_per_s, intra_terms, {{fwd + cross * rev, demand, w_inter}}))
           return std::nullopt;
       }
@@ -188,7 +203,7 @@ std::optional<std::vector<Flow>> reduce_symmetric_round(const Round& round, cons
                                                         const Topology& topo)
 {
   const int g = platform.gpus_per_node;
-  const int gpus = static_cast<int>(platform.gpus.size());
+  const int gpus = platform.gpu_count();
   if (platform.fabric_port == nullptr || !platform.identical_nodes || topo.per_flow_bytes_per_s || gpus % g != 0)
     return std::nullopt;
   for (const auto& [id, node] : topo.nodes)
@@ -285,10 +300,10 @@ std::optional<std::vector<Flow>> reduce_symmetric_round(const Round& round, cons
   const int far       = m - k;
   const int simulated = tree ? k : (platform.fabric_links.empty() ? 1 : m);
   const auto E        = static_cast<double>(pattern.size()); // real flows per node pair
-  const auto& hosts   = platform.gpus;
-  const RouteWeight w_far  = route_weight(hosts[0], hosts[static_cast<std::size_t>(k * g)]);
-  const RouteWeight w_near = tree ? route_weight(hosts[0], hosts[static_cast<std::size_t>(g)]) : RouteWeight{};
-  const RouteWeight w_intra = g > 1 ? route_weight(hosts[0], hosts[1]) : RouteWeight{};
+  const auto hosts     = [&platform](int rank) { return platform.gpu(rank); };
+  const RouteWeight w_far  = route_weight(hosts(0), hosts(k * g));
+  const RouteWeight w_near = tree ? route_weight(hosts(0), hosts(g)) : RouteWeight{};
+  const RouteWeight w_intra = g > 1 ? route_weight(hosts(0), hosts(1)) : RouteWeight{};
   const double uplink = platform.node_links.front()->get_bandwidth();
   // The most a far flow can carry (the share of the link that limits it), real and half; a near flow's NIC share.
   const double far_limit  = tree ? platform.fabric_links.front()->get_bandwidth() / k : uplink;

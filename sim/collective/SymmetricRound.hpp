@@ -13,7 +13,12 @@
 // uplinks), and those links carry the same bytes in the reduced round. The reduction is taken only where that holds:
 //   - a symmetric cluster (identical nodes, no per-flow cap, full nodes, full and undegraded leaves);
 //   - no GPU port and no TCP window can limit an inter-node flow, in the real round or the reduced one (checked with
-//     the weights above and each flow's demand);
+//     the weights above and each flow's demand), but for a ring step's port that carries its one inter-node flow and
+//     nothing else (a flat ring's last GPU of a node): the half keeps the far end's port as a never-shared copy, and
+//     that port is alone too, so the real flow and its halves meet the same port rate;
+//   - on a star a ring step's nodes may form any permutation (rings closing at different nodes, one per pipeline
+//     stage): every other node is reached through the same kind of route; on a fat-tree the next node is the same
+//     offset from every node, since near and far differ;
 //   - a ring step's halves stand for one real flow each, alone on its NICs and leaf uplinks, and both ends of it look
 //     alike (the flow into its sender and out of its receiver are of one kind), since with cross-traffic a NIC also
 //     carries 5 % of the reverse flow;

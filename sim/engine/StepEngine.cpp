@@ -68,12 +68,12 @@ void finish(std::unique_ptr<sg4::Engine> engine, std::unique_ptr<StepContext> co
 }
 
 /// The context every simulation shares: the platform of `shape.gpus` GPUs, their rank layout, the latency factor.
-void init_context(StepContext& c, const Topology& topo, const StepShape& shape, Fidelity fidelity)
+void init_context(StepContext& c, const Topology& topo, const StepShape& shape, Fidelity fidelity, int node_slots)
 {
   c.topo       = &topo;
   c.shape      = shape;
   c.fidelity   = fidelity;
-  c.platform   = build_platform(topo, shape.gpus);
+  c.platform   = build_platform(topo, shape.gpus, node_slots);
   c.layout     = RankLayout{shape.dp, shape.tp, shape.pp, topo.gpus_per_node, shape.ep, shape.cp};
   c.lat_factor = latency_factor();
   c.reduce_symmetric = symmetric_rounds_enabled();
@@ -100,11 +100,12 @@ StepReport simulate_step(const Topology& topo, const Workload& workload, const S
   for (const auto& phase : plan.phases)
     if (phase.pipeline && shape.pp < 2)
       throw std::invalid_argument("phase '" + phase.name + "' is pipelined but pp < 2");
+  const int node_slots = report_links ? 0 : options.node_slots; // links reported by name: every node's own
 
   auto engine = make_engine(topo);
   auto context = std::make_unique<StepContext>();
   StepContext& c = *context;
-  init_context(c, topo, shape, fidelity);
+  init_context(c, topo, shape, fidelity, node_slots);
   c.workload = &workload;
   c.plan     = &plan;
   c.compute  = compute_times(topo, workload, shape);
@@ -130,8 +131,14 @@ StepReport simulate_step(const Topology& topo, const Workload& workload, const S
       report.trace.link_bytes_per_s.push_back(l->get_bandwidth());
     }
 
-  sg4::Actor::create("controller", c.platform.gpus[0], [&c] { run_phases(c); });
+  sg4::Actor::create("controller", c.platform.gpu(0), [&c] { run_phases(c); });
   engine->run();
+  if (c.platform.out_of_slots) {
+    const int slots = c.platform.slots;
+    finish(std::move(engine), std::move(context));
+    throw OutOfNodeSlots("the step touched more than the " + std::to_string(slots) +
+                         " nodes built for it: it runs again on a platform of every node");
+  }
 
   report.phases  = c.reports;
   report.compute = c.compute;
@@ -158,10 +165,10 @@ CallTimes simulate_calls(const Topology& topo, const StepShape& shape, const std
   auto engine = make_engine(topo);
   auto context = std::make_unique<StepContext>();
   StepContext& c = *context;
-  init_context(c, topo, shape, fidelity);
+  init_context(c, topo, shape, fidelity, 0);
   c.on_progress = on_progress;
   CallTimes out;
-  sg4::Actor::create("controller", c.platform.gpus[0], [&] { time_calls(c, calls, with_kernels, out.seconds); });
+  sg4::Actor::create("controller", c.platform.gpu(0), [&] { time_calls(c, calls, with_kernels, out.seconds); });
   engine->run();
   out.events = c.events;
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

@@ -4,10 +4,14 @@
 // the speed of SimGrid's own platform checks (build_platform); a pod adds no link to any route.
 #include "sim/platform/Platform.hpp"
 
+#include "io/NumberInput.hpp"
+
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <xbt/config.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,7 +66,7 @@ sg4::NetZone* build_node(const Topology& topo, sg4::NetZone* parent, int node, i
     auto* port = zone->create_split_duplex_link("port" + std::to_string(rank), rate);
     port->set_latency(topo.intra_latency_s)->seal();
     zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, {{port, Direction::UP}}, true);
-    p.gpus.push_back(host);
+    p.built.push_back(host);
     p.gpu_ports.push_back(port);
   }
   zone->seal();
@@ -103,11 +107,16 @@ sg4::Host* build_fabric_port(const Topology& topo, sg4::NetZone* root, double up
 }
 } // namespace
 
-Platform build_platform(const Topology& topo, int gpus)
+Platform build_platform(const Topology& topo, int gpus, int node_slots)
 {
   Platform p;
   p.gpus_per_node = topo.gpus_per_node;
-  const int nodes = (gpus + topo.gpus_per_node - 1) / topo.gpus_per_node;
+  const int all_nodes = (gpus + topo.gpus_per_node - 1) / topo.gpus_per_node;
+  const bool slotted  = node_slots > 0 && node_slots < all_nodes;
+  if (slotted && (topo.fabric == FabricKind::FAT_TREE || !topo.nodes.empty() || gpus % topo.gpus_per_node != 0))
+    throw std::logic_error("build_platform: node slots on a platform where a node's place or rates matter");
+  const int nodes     = slotted ? node_slots : all_nodes; // the nodes built
+  const int built_gpus = slotted ? nodes * topo.gpus_per_node : gpus;
   const double uplink = topo.node_uplink_bytes_per_s();
 
   auto* root = sg4::create_star_zone("cluster");
@@ -121,14 +130,14 @@ Platform build_platform(const Topology& topo, int gpus)
   // Its latency carries the fabric latency (half each way, as a split-duplex link is crossed up and down).
   sg4::Link* core = nullptr;
   if (topo.fabric != FabricKind::FAT_TREE && (topo.oversubscription > 1 || topo.fabric_latency_s > 0)) {
-    core = root->create_split_duplex_link("core", nodes * uplink / topo.oversubscription);
+    core = root->create_split_duplex_link("core", all_nodes * uplink / topo.oversubscription);
     core->set_latency(topo.fabric_latency_s / 2)->seal();
     p.fabric_links.push_back(core);
   }
 
   auto attach = [&](sg4::NetZone* parent, int node, sg4::Link* extra) {
     simgrid::kernel::routing::NetPoint* gw = nullptr;
-    auto* zone        = build_node(topo, parent, node, gpus, p, &gw);
+    auto* zone        = build_node(topo, parent, node, built_gpus, p, &gw);
     // A node with its own NIC rate (topology "nodes"): its uplink only; the fabric keeps the nominal sizing.
     const auto own    = topo.nodes.find(node);
     const double rate = own != topo.nodes.end() && own->second.nic_bytes_per_s
@@ -240,7 +249,48 @@ Platform build_platform(const Topology& topo, int gpus)
   const sg4::Link* far_fabric = groups.front().uplink != nullptr ? groups.front().uplink : core;
   p.fabric_port               = build_fabric_port(topo, root, uplink, far_fabric);
   root->seal();
+  p.slots = nodes;
+  if (slotted) {
+    p.by_rank.assign(static_cast<std::size_t>(gpus), nullptr);
+  } else {
+    p.by_rank    = p.built;
+    p.slots_used = nodes;
+  }
   return p;
+}
+
+sg4::Host* Platform::gpu(int rank) const
+{
+  auto* host = by_rank[static_cast<std::size_t>(rank)];
+  if (host != nullptr)
+    return host;
+  const int g = gpus_per_node, node = rank / g;
+  if (slots_used == slots) {
+    out_of_slots = true; // the simulation goes on with a wrong host and is run again on every node
+    return built[static_cast<std::size_t>(rank % g)];
+  }
+  const int slot = slots_used++;
+  for (int j = 0; j < g; ++j)
+    by_rank[static_cast<std::size_t>(node * g + j)] = built[static_cast<std::size_t>(slot * g + j)];
+  return by_rank[static_cast<std::size_t>(rank)];
+}
+
+int platform_node_slots(const Topology& topo, int gpus)
+{
+  const int g     = topo.gpus_per_node;
+  const int nodes = (gpus + g - 1) / g;
+  int slots       = kNodeSlots;
+  if (const char* env = std::getenv("CCSIM_PLATFORM_NODES"); env != nullptr) {
+    if (std::string(env) == "all")
+      return 0;
+    slots = static_cast<int>(io::parse_integer(env, io::Range{1, 1 << 20}, "CCSIM_PLATFORM_NODES"));
+  }
+  // An oversubscribed core joins every node's flows, so no round is reduced to a few nodes there (SymmetricRound.hpp,
+  // pipeline_domain_nodes): every step would touch them all, and slots would only cost an attempt.
+  if (topo.fabric == FabricKind::FAT_TREE || topo.oversubscription > 1 || !topo.nodes.empty() || gpus % g != 0 ||
+      slots < 1 || nodes <= slots)
+    return 0;
+  return slots;
 }
 
 } // namespace ccsim::sim

@@ -20,9 +20,26 @@
 namespace ccsim::sim {
 
 struct Platform {
-  std::vector<simgrid::s4u::Host*> gpus;       // by global rank
-  std::vector<simgrid::s4u::Link*> node_links; // split-duplex NIC uplink of each node
-  std::vector<simgrid::s4u::Link*> gpu_ports;  // split-duplex intra-node port of each GPU
+  /// The host of GPU `rank` (0 <= rank < gpu_count()). On a platform of node slots (below), the rank's node is given
+  /// the next free slot the first time one of its GPUs is asked for, and keeps it for the rest of the simulation.
+  simgrid::s4u::Host* gpu(int rank) const;
+  int gpu_count() const { return static_cast<int>(by_rank.size()); }
+  /// The GPU hosts built, node by node (every GPU's, unless the platform is one of node slots).
+  std::vector<simgrid::s4u::Host*> built;
+  /// Node slots. A simulation of a reduced step touches few of a large cluster's nodes (one group of identical
+  /// groups, one node of a symmetric round: about 150 of the 2,048 nodes of a 16,384-GPU Llama 3 step), while
+  /// SimGrid's hosts and links cost their creation whether used or not (three quarters of that step's simulation,
+  /// perf). Where every node is alike and a route's links do not depend on which nodes it joins (platform_node_slots),
+  /// only `slots` nodes are built and handed to nodes as they are first touched: a flow between two nodes then
+  /// crosses links of the same bandwidths and latencies, in the same order, as between the nodes it stands for. A
+  /// simulation that touches more nodes than there are slots sets `out_of_slots` (its hosts are then wrong) and is run
+  /// again on every node (simulate_step).
+  int slots = 0;                       // nodes built
+  mutable int slots_used = 0;          // nodes given a slot so far
+  mutable bool out_of_slots = false;   // a node was touched with no slot left
+  mutable std::vector<simgrid::s4u::Host*> by_rank; // nullptr until the rank's node has a slot
+  std::vector<simgrid::s4u::Link*> node_links; // split-duplex NIC uplink of each node (slot)
+  std::vector<simgrid::s4u::Link*> gpu_ports;  // split-duplex intra-node port of each GPU (built)
   std::vector<simgrid::s4u::Link*> fabric_links; // core / leaf uplinks (oversubscribed fabrics)
   /// A host beside the top switch whose route copies the far half of an inter-node route (a GPU port, a NIC, and the
   /// core or a leaf uplink, as links that are never shared), so a flow to or from it is timed like a flow between two
@@ -39,8 +56,19 @@ struct Platform {
 /// or TCP window (exact alpha-beta); tcp: LV08 with cross-traffic and TCP-gamma = the topology's window.
 void configure_network_model(const Topology& topo);
 
-/// Builds ceil(gpus / gpus_per_node) nodes of the topology holding `gpus` GPU hosts.
-Platform build_platform(const Topology& topo, int gpus);
+/// Builds ceil(gpus / gpus_per_node) nodes of the topology holding `gpus` GPU hosts, or `node_slots` nodes to be
+/// handed out as they are touched (Platform::slots) when 0 < node_slots < the nodes the GPUs need; node_slots must
+/// then come from platform_node_slots. The fabric (the core of an oversubscribed switch) is sized for every node.
+Platform build_platform(const Topology& topo, int gpus, int node_slots = 0);
+
+/// How many nodes to build for `gpus` GPUs of `topo`: fewer than they need (Platform::slots) where that is exact and
+/// worth it, else 0 (every node). Exact: a switch or a WAN (not a fat-tree, whose leaves make a route depend on which
+/// nodes it joins), every node alike (no topology "nodes" entry), whole nodes. Worth it: more than kNodeSlots nodes, and
+/// no oversubscribed core (it joins every node's flows, so a step touches them all).
+/// The environment's CCSIM_PLATFORM_NODES=all builds every node (to check slots against it); a number N sets the
+/// slots to N (tests of the fall-back); cli/main.cpp rejects any other value.
+int platform_node_slots(const Topology& topo, int gpus);
+inline constexpr int kNodeSlots = 256;
 
 /// The latency factor the network model multiplies route latencies by (LV08: 13.01, CM02: 1).
 double latency_factor();

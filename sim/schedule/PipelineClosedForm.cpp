@@ -32,8 +32,8 @@ std::vector<std::vector<double>> send_round(StepContext& c, const std::vector<st
     const auto& ranks = chains[chain];
     for (int s = fwd ? 0 : 1; s < (fwd ? pp - 1 : pp); ++s) {
       const int src = ranks[static_cast<std::size_t>(s)], dst = ranks[static_cast<std::size_t>(fwd ? s + 1 : s - 1)];
-      comms.push_back(sg4::Comm::sendto_async(c.platform.gpus[static_cast<std::size_t>(src)],
-                                              c.platform.gpus[static_cast<std::size_t>(dst)],
+      comms.push_back(sg4::Comm::sendto_async(c.platform.gpu(src),
+                                              c.platform.gpu(dst),
                                               pipeline_wire_bytes(c, src, dst, payload)));
       owner.emplace_back(chain, s);
     }

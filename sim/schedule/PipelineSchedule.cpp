@@ -79,8 +79,8 @@ void lane_sender_actor(StepContext* c, const std::vector<std::vector<int>>* copi
     const double t0 = sg4::Engine::get_clock();
     comms.clear();
     for (const auto& ranks : *copies)
-      comms.push_back(sg4::Comm::sendto_async(c->platform.gpus[static_cast<std::size_t>(ranks[stage])],
-                                              c->platform.gpus[static_cast<std::size_t>(ranks[peer])], bytes));
+      comms.push_back(sg4::Comm::sendto_async(c->platform.gpu(ranks[stage]),
+                                              c->platform.gpu(ranks[peer]), bytes));
     sg4::Comm::wait_all(comms);
     if (durations != nullptr)
       durations->push_back(sg4::Engine::get_clock() - t0);
@@ -245,7 +245,7 @@ void run_pipeline(StepContext& c, const PhasePlan& phase, PhaseReport& r)
           (*lane_arrivals)[{s, dir}] = sg4::Semaphore::create(0);
     }
     for (int s = 0; s < c.layout.pp; ++s)
-      actors.push_back(sg4::Actor::create(fmt::format("stage{}-{}", chain, s), c.platform.gpus[ranks[s]], stage_actor,
+      actors.push_back(sg4::Actor::create(fmt::format("stage{}-{}", chain, s), c.platform.gpu(ranks[s]), stage_actor,
                                           StageJob{&c, static_cast<int>(chain), s, ranks, copies, lane_arrivals,
                                                    kernel_s, &pipe, &fw_comm, &bw_comm}));
   }

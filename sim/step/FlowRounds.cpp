@@ -21,7 +21,7 @@ namespace {
 sg4::CommPtr start_flow(StepContext& c, int src, int dst, std::uint64_t bytes)
 {
   count_messages(c, src, dst, bytes, 1);
-  return sg4::Comm::sendto_async(c.platform.gpus[src], c.platform.gpus[dst], bytes);
+  return sg4::Comm::sendto_async(c.platform.gpu(src), c.platform.gpu(dst), bytes);
 }
 
 /// Starts `flows` from the calling actor and waits for all of them.
@@ -77,7 +77,7 @@ std::optional<std::vector<char>> one_group_of_identical(const StepContext& c, co
     return std::nullopt;
   // Dense tables indexed by domain and node (a round of a 16,384-GPU step has 16,384 flows: maps cost more than the
   // SimGrid run of the one group they leave, perf).
-  const std::size_t nodes = (c.platform.gpus.size() + static_cast<std::size_t>(gpn) - 1) / static_cast<std::size_t>(gpn);
+  const std::size_t nodes = (static_cast<std::size_t>(c.platform.gpu_count()) + static_cast<std::size_t>(gpn) - 1) / static_cast<std::size_t>(gpn);
   const std::size_t domains = nodes / static_cast<std::size_t>(domain_nodes) + 1;
   auto domain = [&](int rank) { return static_cast<std::size_t>(rank / gpn / domain_nodes); };
   // Domains joined by a flow, by union-find.
@@ -160,7 +160,7 @@ std::optional<std::vector<char>> one_group_of_identical(const StepContext& c, co
 /// The host of a flow endpoint: a GPU by rank, or the fabric port (sim/collective/SymmetricRound.hpp).
 sg4::Host* endpoint(const StepContext& c, int id)
 {
-  return id == kFabricPort ? c.platform.fabric_port : c.platform.gpus[static_cast<std::size_t>(id)];
+  return id == kFabricPort ? c.platform.fabric_port : c.platform.gpu(id);
 }
 } // namespace
 
@@ -184,7 +184,7 @@ void run_flows(StepContext& c, const std::vector<Flow>& flows)
     send_and_wait(c, flows);
     return;
   }
-  std::vector<char> sends(c.platform.gpus.size(), 0);
+  std::vector<char> sends(static_cast<std::size_t>(c.platform.gpu_count()), 0);
   std::size_t senders = 0;
   for (const auto& f : flows)
     if (auto& s = sends[static_cast<std::size_t>(f.src)]; !s) {
@@ -211,7 +211,7 @@ void run_flows(StepContext& c, const std::vector<Flow>& flows)
   actors.reserve(2 * flows.size() / PER_ACTOR + incoming.size() + sent.size());
   for (const auto& [dst, count] : incoming)
     for (std::size_t first = 0; first < count; first += PER_ACTOR)
-      actors.push_back(sg4::Actor::create("round-recv", c.platform.gpus[dst],
+      actors.push_back(sg4::Actor::create("round-recv", c.platform.gpu(dst),
                                           [mbox = inbox(dst), n = std::min(PER_ACTOR, count - first)] {
                                             std::vector<int*> got(n, nullptr);
                                             std::vector<sg4::CommPtr> comms;
@@ -224,7 +224,7 @@ void run_flows(StepContext& c, const std::vector<Flow>& flows)
     for (std::size_t first = 0; first < flows.size(); first += PER_ACTOR) {
       std::vector<const Flow*> mine(flows.begin() + static_cast<long>(first),
                                     flows.begin() + static_cast<long>(std::min(flows.size(), first + PER_ACTOR)));
-      actors.push_back(sg4::Actor::create("round-send", c.platform.gpus[src], [&c, &inbox, mine = std::move(mine)] {
+      actors.push_back(sg4::Actor::create("round-send", c.platform.gpu(src), [&c, &inbox, mine = std::move(mine)] {
         std::vector<sg4::CommPtr> comms;
         comms.reserve(mine.size());
         for (const Flow* f : mine) {
@@ -242,6 +242,8 @@ void run_flows(StepContext& c, const std::vector<Flow>& flows)
 
 void run_round(StepContext& c, const Round& round)
 {
+  if (c.platform.out_of_slots)
+    return; // the step runs again on every node (Platform::slots): the sooner this attempt ends, the better
   if (const auto one = one_node_of_identical(c, round)) {
     for (const auto& f : round.flows) // every flow is still counted (bytes, events), only the first node's run
       if (c.platform.node_of(f.src) != c.platform.node_of(one->front().src))

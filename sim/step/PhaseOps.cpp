@@ -23,6 +23,8 @@ double hop_latency(const StepContext& c, const Flow& f)
 
 double run_collective(StepContext& c, const CommOp& op)
 {
+  if (c.platform.out_of_slots)
+    return 0; // the step runs again on every node (Platform::slots): no need to plan the rest of this attempt
   const double t0  = sg4::Engine::get_clock();
   const auto rounds = schedule_collective(op.collective, op.algo, c.layout.groups(op.group), op.bytes, c.fidelity,
                                           *c.topo, c.shape.merge_node_pairs);

@@ -28,7 +28,7 @@ void count_link_bytes(StepContext& c, int src, int dst, std::uint64_t bytes)
   if (it == c.routes.end()) {
     std::vector<sg4::Link*> route;
     double latency = 0;
-    c.platform.gpus[src]->route_to(c.platform.gpus[dst], route, &latency);
+    c.platform.gpu(src)->route_to(c.platform.gpu(dst), route, &latency);
     std::vector<std::size_t> crossed;
     for (auto* link : route)
       for (std::size_t i = 0; i < c.tracked.size(); ++i)

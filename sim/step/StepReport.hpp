@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <stdexcept>
 #include <vector>
 
 namespace ccsim::sim {
@@ -64,7 +65,17 @@ struct StepOptions {
   /// others wait for it through the schedule. Empty: every stage at compute_factor and kernel_factor.
   std::vector<double> rank_inverse_scale;
   double noise_factor = 1;
+  /// Nodes to build (Platform::slots; 0: every node), from platform_node_slots. A step that touches more throws
+  /// OutOfNodeSlots: its caller runs it again, with 0, in a fresh process (one SimGrid Engine per process). Ignored
+  /// (every node) when links are reported, since they are named by node.
+  int node_slots = 0;
 };
 inline constexpr std::uint64_t kProgressEvery = 256;
+
+/// simulate_step touched more nodes than StepOptions::node_slots built (its result would be wrong): run it again with
+/// every node, in a process that has not made a SimGrid Engine yet.
+struct OutOfNodeSlots : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 } // namespace ccsim::sim

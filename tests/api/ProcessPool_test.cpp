@@ -8,7 +8,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <thread>
+#include <unistd.h>
 
 using namespace ccsim::api;
 
@@ -92,4 +94,30 @@ TEST_CASE("ProcessPool: a pool's child, whose progress nobody reads, starts no r
   CHECK(pooled.results[0].value == 1); // the child's one thread
   // A child whose progress is relayed (a single simulation's progress line) does start it.
   CHECK(await_isolated(start_isolated_work(report_then_count)) == 2);
+}
+
+TEST_CASE("Isolation: a child's work that must start over runs once more in a fresh child, and only once", "[api]")
+{
+  // The first attempt asks for a fresh process; the second, told it may not, answers which attempt it was.
+  const std::function<nlohmann::json()> again_once = [] {
+    if (may_run_again_fresh())
+      throw RunAgainFresh("needs a fresh process");
+    return nlohmann::json{{"attempt", 2}, {"pid", static_cast<int>(getpid())}};
+  };
+  const auto run = start_isolated_work(again_once);
+  const auto doc = finish_isolated(run);
+  CHECK(doc["attempt"] == 2);
+  CHECK(doc["pid"] != run.pid); // another child answered
+  CHECK(await_isolated(start_isolated_work(again_once))["attempt"] == 2);
+  // A second attempt that throws it again is an error, not a third attempt.
+  const std::function<nlohmann::json()> always = []() -> nlohmann::json { throw RunAgainFresh("still not enough"); };
+  CHECK_THROWS_WITH(finish_isolated(start_isolated_work(always)), "still not enough");
+  // In the pool too: the task's answer comes from its second child.
+  const auto out = run_pool(2, [&](std::size_t i) { return nlohmann::json{{"i", i}, {"a", again_once()}}; }, PoolOptions{});
+  REQUIRE(out.results.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    REQUIRE(out.results[i].ok());
+    CHECK(out.results[i].value["a"]["attempt"] == 2);
+  }
+  CHECK_FALSE(may_run_again_fresh()); // ccsim itself is no child
 }

@@ -3,12 +3,16 @@
 // sends its measured numbers back through a pipe.
 
 #include "sim/engine/StepEngine.hpp"
+#include "sim/platform/Platform.hpp"
+
+#include <simgrid/s4u.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -45,6 +49,17 @@ inline std::vector<double> in_child(const std::function<std::vector<double>()>& 
   REQUIRE(WIFEXITED(status));
   REQUIRE(WEXITSTATUS(status) == 0);
   return out;
+}
+
+/// In a child (in_child): SimGrid's engine with `topo`'s network model, for a test that builds a platform itself.
+inline std::unique_ptr<simgrid::s4u::Engine> engine_for(const sim::Topology& topo)
+{
+  int argc     = 1;
+  char name[]  = "test";
+  char* argv[] = {name, nullptr};
+  auto engine  = std::make_unique<simgrid::s4u::Engine>(&argc, argv);
+  sim::configure_network_model(topo);
+  return engine;
 }
 
 /// An alpha-beta cluster: `gpus_per_node` GPUs per node on fast ports, one NIC per node.

@@ -36,19 +36,15 @@ double timed(const ccsim::sim::Topology& topo, const ccsim::sim::StepShape& shap
 /// How many flows reduce_symmetric_round gives for the first round with inter-node flows of an all-to-all (or `c` with
 /// `algo`) among all GPUs of `topo` (-1: refused).
 double reduced_flows(const ccsim::sim::Topology& topo, int gpus, Fidelity fidelity, Collective c = Collective::ALL_TO_ALL,
-                     ccsim::sim::Algo algo = ccsim::sim::Algo::RING)
+                     ccsim::sim::Algo algo = ccsim::sim::Algo::RING, int groups = 1)
 {
   const auto out = in_child([&] {
-    int argc     = 1;
-    char name[]  = "test";
-    char* argv[] = {name, nullptr};
-    simgrid::s4u::Engine engine(&argc, argv);
-    ccsim::sim::configure_network_model(topo);
+    const auto engine = engine_for(topo);
     const auto platform = ccsim::sim::build_platform(topo, gpus);
-    ccsim::sim::Group all;
+    std::vector<ccsim::sim::Group> split(static_cast<std::size_t>(groups)); // consecutive ranks, gpus / groups each
     for (int r = 0; r < gpus; ++r)
-      all.push_back(r);
-    const auto rounds = ccsim::sim::schedule_collective(c, algo, {all}, std::uint64_t{1} << 24, fidelity,
+      split[static_cast<std::size_t>(r / (gpus / groups))].push_back(r);
+    const auto rounds = ccsim::sim::schedule_collective(c, algo, split, std::uint64_t{1} << 24, fidelity,
                                                         topo.gpus_per_node);
     const auto first_inter = std::find_if(rounds.begin(), rounds.end(), [&](const ccsim::sim::Round& r) {
       return std::any_of(r.flows.begin(), r.flows.end(), [&](const ccsim::sim::Flow& f) {
@@ -166,6 +162,20 @@ TEST_CASE("SymmetricRound: half flows only where they stand for the real flows e
     CHECK(reduced_flows(star, 24, fidelity, Collective::ALL_REDUCE, ccsim::sim::Algo::HIERARCHICAL) == 4 + 4);
     CHECK(reduced_flows(tree, 48, fidelity, Collective::ALL_REDUCE, ccsim::sim::Algo::HIERARCHICAL) == 8 + 4 + 4);
   }
+  // Two rings of 4 nodes on 8 (consecutive ranks): node 3's flow closes its ring to node 0, node 7's to node 4, where
+  // every other node sends to the next. On a star any node is reached alike, so node 0 still stands for all: 3 + 2.
+  const auto star8 = rdma_cluster(4, 8, 100, 5, 2400, 1);
+  CHECK(reduced_flows(star8, 32, Fidelity::FAST, Collective::ALL_GATHER, ccsim::sim::Algo::RING, 2) == 3 + 2);
+  // On a fat-tree which node is next matters (near or far): refused when the rings close at different offsets.
+  auto tree8           = rdma_cluster(4, 8, 100, 5, 2400, 1);
+  tree8.fabric         = ccsim::sim::FabricKind::FAT_TREE;
+  tree8.nodes_per_leaf = 2;
+  tree8.oversubscription = 2;
+  CHECK(reduced_flows(tree8, 32, Fidelity::FAST, Collective::ALL_GATHER, ccsim::sim::Algo::RING, 2) == -1);
+  // Ports slower than the NIC limit a flat ring's inter-node flows, but each such port carries its one flow and
+  // nothing else (the last GPU sends out, the first receives), at both ends alike: accepted (the time is checked
+  // against every flow in the test above).
+  CHECK(reduced_flows(rdma_cluster(4, 6, 100, 5, 56, 1), 24, Fidelity::FAST, Collective::ALL_GATHER) == 3 + 2);
   // Refused: ports that could limit the inter-node flows, a per-flow cap, a node with its own NIC rate, a non-blocking
   // fat-tree (its far flows share the NICs with the near ones), a degraded leaf, a node that is not full.
   CHECK(reduced_flows(rdma_cluster(4, 6, 100, 5, 56, 1), 24, Fidelity::EXACT) == -1);
