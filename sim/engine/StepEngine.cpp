@@ -134,7 +134,7 @@ StepReport simulate_step(const Topology& topo, const Workload& workload, const S
   sg4::Actor::create("controller", c.platform.gpu(0), [&c] { run_phases(c); });
   engine->run();
   if (c.platform.out_of_slots) {
-    const int slots = c.platform.slots;
+    const int slots = c.platform.slots * c.platform.slot_nodes;
     finish(std::move(engine), std::move(context));
     throw OutOfNodeSlots("the step touched more than the " + std::to_string(slots) +
                          " nodes built for it: it runs again on a platform of every node");

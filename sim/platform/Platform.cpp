@@ -113,7 +113,10 @@ Platform build_platform(const Topology& topo, int gpus, int node_slots)
   p.gpus_per_node = topo.gpus_per_node;
   const int all_nodes = (gpus + topo.gpus_per_node - 1) / topo.gpus_per_node;
   const bool slotted  = node_slots > 0 && node_slots < all_nodes;
-  if (slotted && (topo.fabric == FabricKind::FAT_TREE || !topo.nodes.empty() || gpus % topo.gpus_per_node != 0))
+  const bool tree     = topo.fabric == FabricKind::FAT_TREE;
+  p.slot_nodes        = tree ? topo.nodes_per_leaf : 1; // a fat-tree's slot is a whole leaf: near and far nodes stay so
+  if (slotted && (!topo.nodes.empty() || gpus % topo.gpus_per_node != 0 || all_nodes % p.slot_nodes != 0 ||
+                  node_slots % p.slot_nodes != 0 || (tree && !topo.leaf_uplink_share.empty())))
     throw std::logic_error("build_platform: node slots on a platform where a node's place or rates matter");
   const int nodes     = slotted ? node_slots : all_nodes; // the nodes built
   const int built_gpus = slotted ? nodes * topo.gpus_per_node : gpus;
@@ -249,12 +252,13 @@ Platform build_platform(const Topology& topo, int gpus, int node_slots)
   const sg4::Link* far_fabric = groups.front().uplink != nullptr ? groups.front().uplink : core;
   p.fabric_port               = build_fabric_port(topo, root, uplink, far_fabric);
   root->seal();
-  p.slots = nodes;
+  p.slots = (nodes + p.slot_nodes - 1) / p.slot_nodes;
   if (slotted) {
     p.by_rank.assign(static_cast<std::size_t>(gpus), nullptr);
+    p.slot_of_unit.assign(static_cast<std::size_t>(all_nodes / p.slot_nodes), -1);
   } else {
     p.by_rank    = p.built;
-    p.slots_used = nodes;
+    p.slots_used = p.slots;
   }
   return p;
 }
@@ -265,14 +269,18 @@ sg4::Host* Platform::gpu(int rank) const
   if (host != nullptr)
     return host;
   const int g = gpus_per_node, node = rank / g;
-  if (slots_used == slots) {
-    out_of_slots = true; // the simulation goes on with a wrong host and is run again on every node
-    return built[static_cast<std::size_t>(rank % g)];
+  int& slot = slot_of_unit[static_cast<std::size_t>(node / slot_nodes)];
+  if (slot < 0) {
+    if (slots_used == slots) {
+      out_of_slots = true; // the simulation goes on with a wrong host and is run again on every node
+      return built[static_cast<std::size_t>(rank % g)];
+    }
+    slot = slots_used++;
   }
-  const int slot = slots_used++;
-  for (int j = 0; j < g; ++j)
-    by_rank[static_cast<std::size_t>(node * g + j)] = built[static_cast<std::size_t>(slot * g + j)];
-  return by_rank[static_cast<std::size_t>(rank)];
+  // The node keeps its place in its slot (its place in its leaf) and the GPU its place in the node.
+  host = built[static_cast<std::size_t>((slot * slot_nodes + node % slot_nodes) * g + rank % g)];
+  by_rank[static_cast<std::size_t>(rank)] = host;
+  return host;
 }
 
 int platform_node_slots(const Topology& topo, int gpus)
@@ -286,11 +294,18 @@ int platform_node_slots(const Topology& topo, int gpus)
     slots = static_cast<int>(io::parse_integer(env, io::Range{1, 1 << 20}, "CCSIM_PLATFORM_NODES"));
   }
   // An oversubscribed core joins every node's flows, so no round is reduced to a few nodes there (SymmetricRound.hpp,
-  // pipeline_domain_nodes): every step would touch them all, and slots would only cost an attempt.
-  if (topo.fabric == FabricKind::FAT_TREE || topo.oversubscription > 1 || !topo.nodes.empty() || gpus % g != 0 ||
-      slots < 1 || nodes <= slots)
+  // pipeline_domain_nodes): every step would touch them all, and slots would only cost an attempt. A fat-tree's slots
+  // are whole leaves (its oversubscription is each leaf's own uplink), so it needs whole, undegraded leaves.
+  const bool tree = topo.fabric == FabricKind::FAT_TREE;
+  if (!topo.nodes.empty() || gpus % g != 0 || slots < 1 || (!tree && topo.oversubscription > 1))
     return 0;
-  return slots;
+  if (tree) {
+    const int leaf = topo.nodes_per_leaf;
+    if (leaf < 1 || nodes % leaf != 0 || !topo.leaf_uplink_share.empty())
+      return 0;
+    slots = std::max(leaf, slots / leaf * leaf); // whole leaves, at least one
+  }
+  return nodes <= slots ? 0 : slots;
 }
 
 } // namespace ccsim::sim

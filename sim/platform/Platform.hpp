@@ -34,10 +34,14 @@ struct Platform {
   /// crosses links of the same bandwidths and latencies, in the same order, as between the nodes it stands for. A
   /// simulation that touches more nodes than there are slots sets `out_of_slots` (its hosts are then wrong) and is run
   /// again on every node (simulate_step).
-  int slots = 0;                       // nodes built
-  mutable int slots_used = 0;          // nodes given a slot so far
+  /// On a fat-tree a slot is a whole leaf (slot_nodes = nodes_per_leaf), whose nodes keep their places in it, so two
+  /// nodes are near (one leaf) or far in the slots as they are in the cluster.
+  int slot_nodes = 1;                  // nodes per slot
+  int slots = 0;                       // slots built (slots x slot_nodes nodes)
+  mutable int slots_used = 0;          // slots given out so far
   mutable bool out_of_slots = false;   // a node was touched with no slot left
-  mutable std::vector<simgrid::s4u::Host*> by_rank; // nullptr until the rank's node has a slot
+  mutable std::vector<simgrid::s4u::Host*> by_rank; // nullptr until the rank is first asked for
+  mutable std::vector<int> slot_of_unit;            // node / slot_nodes -> its slot, -1 until it has one
   std::vector<simgrid::s4u::Link*> node_links; // split-duplex NIC uplink of each node (slot)
   std::vector<simgrid::s4u::Link*> gpu_ports;  // split-duplex intra-node port of each GPU (built)
   std::vector<simgrid::s4u::Link*> fabric_links; // core / leaf uplinks (oversubscribed fabrics)
@@ -58,13 +62,14 @@ void configure_network_model(const Topology& topo);
 
 /// Builds ceil(gpus / gpus_per_node) nodes of the topology holding `gpus` GPU hosts, or `node_slots` nodes to be
 /// handed out as they are touched (Platform::slots) when 0 < node_slots < the nodes the GPUs need; node_slots must
-/// then come from platform_node_slots. The fabric (the core of an oversubscribed switch) is sized for every node.
+/// then come from platform_node_slots (whole leaves on a fat-tree). A switch's core is sized for every node.
 Platform build_platform(const Topology& topo, int gpus, int node_slots = 0);
 
 /// How many nodes to build for `gpus` GPUs of `topo`: fewer than they need (Platform::slots) where that is exact and
-/// worth it, else 0 (every node). Exact: a switch or a WAN (not a fat-tree, whose leaves make a route depend on which
-/// nodes it joins), every node alike (no topology "nodes" entry), whole nodes. Worth it: more than kNodeSlots nodes, and
-/// no oversubscribed core (it joins every node's flows, so a step touches them all).
+/// worth it, else 0 (every node). Exact: every node alike (no topology "nodes" entry), whole nodes; on a fat-tree whole
+/// and undegraded leaves, built leaf by leaf (a route depends on whether its nodes share a leaf). Worth it: more than
+/// kNodeSlots nodes (on a fat-tree rounded down to whole leaves, at least one), and no oversubscribed switch core (it
+/// joins every node's flows, so a step touches them all).
 /// The environment's CCSIM_PLATFORM_NODES=all builds every node (to check slots against it); a number N sets the
 /// slots to N (tests of the fall-back); cli/main.cpp rejects any other value.
 int platform_node_slots(const Topology& topo, int gpus);

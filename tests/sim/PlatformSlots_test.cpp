@@ -87,6 +87,35 @@ TEST_CASE("PlatformSlots: nodes get slots in the order they are first touched, a
   CHECK(out[7] == Approx(2 * 0.5e-6 + 2 * 5e-6).epsilon(1e-12)); // two ports of 0.5 us, two NIC halves of 5 us
   CHECK(out[8] == 0);
   CHECK(out[9] == 1);
+
+  // On a fat-tree a slot is a leaf: node 9 (leaf 2, place 1) takes leaf slot 0 and keeps place 1 there; node 6 (leaf 1,
+  // place 2) takes leaf slot 1; node 10 shares node 9's leaf, so its slot.
+  auto tree           = topo;
+  tree.fabric         = ccsim::sim::FabricKind::FAT_TREE;
+  tree.nodes_per_leaf = 4;
+  tree.oversubscription = 2;
+  const auto leaves   = in_child([&] {
+    const auto engine = engine_for(tree);
+    const auto p      = ccsim::sim::build_platform(tree, 256, 8); // 2 leaves of 4 nodes
+    std::vector<double> v{static_cast<double>(p.built.size()), static_cast<double>(p.slots)};
+    v.push_back(p.gpu(9 * 4 + 3) == p.built[(0 * 4 + 1) * 4 + 3] ? 1.0 : 0.0);
+    v.push_back(p.gpu(6 * 4 + 0) == p.built[(1 * 4 + 2) * 4 + 0] ? 1.0 : 0.0);
+    v.push_back(p.gpu(10 * 4 + 2) == p.built[(0 * 4 + 2) * 4 + 2] ? 1.0 : 0.0);
+    v.push_back(p.slots_used);
+    v.push_back(p.out_of_slots ? 1.0 : 0.0);
+    (void)p.gpu(0);
+    v.push_back(p.out_of_slots ? 1.0 : 0.0);
+    return v;
+  });
+  REQUIRE(leaves.size() == 8);
+  CHECK(leaves[0] == 32); // 8 nodes x 4 GPUs
+  CHECK(leaves[1] == 2);  // slots are leaves
+  CHECK(leaves[2] == 1);
+  CHECK(leaves[3] == 1);
+  CHECK(leaves[4] == 1);
+  CHECK(leaves[5] == 2);
+  CHECK(leaves[6] == 0);
+  CHECK(leaves[7] == 1); // node 0's leaf is a third
 }
 
 TEST_CASE("PlatformSlots: a step on node slots takes the time of the step on every node", "[sim]")
@@ -99,7 +128,13 @@ TEST_CASE("PlatformSlots: a step on node slots takes the time of the step on eve
   core.fabric_latency_s = 2e-6;
   auto tcp          = star;
   tcp.network_model = ccsim::sim::NetworkModel::TCP;
-  for (const auto* topo : {&star, &core, &tcp}) {
+  // A 2:1 fat-tree of 8 leaves of 4 nodes: slots are whole leaves (12 nodes = 3 leaves); a stage's 8 nodes are 2 leaves.
+  auto tree             = star;
+  tree.fabric           = ccsim::sim::FabricKind::FAT_TREE;
+  tree.nodes_per_leaf   = 4;
+  tree.oversubscription = 2;
+  tree.fabric_latency_s = 1e-6;
+  for (const auto* topo : {&star, &core, &tcp, &tree}) {
     const auto shape   = layout(4, 8, 4, 4);
     const double every = step_seconds(*topo, shape, 0);
     REQUIRE(every > 0);
@@ -124,9 +159,14 @@ TEST_CASE("PlatformSlots: slotted only where a route does not depend on which no
   CHECK(platform_node_slots(star, 8 * kNodeSlots) == 0);   // no more nodes than slots: every node
   CHECK(platform_node_slots(star, 8 * nodes - 3) == 0);    // a node not full
   auto tree           = star;
-  tree.fabric         = ccsim::sim::FabricKind::FAT_TREE; // leaves: near and far nodes
-  tree.nodes_per_leaf = 16;
-  CHECK(platform_node_slots(tree, 8 * nodes) == 0);
+  tree.fabric         = ccsim::sim::FabricKind::FAT_TREE; // slots are whole leaves: near and far stay so
+  tree.nodes_per_leaf = 24;
+  tree.oversubscription = 2; // each leaf's own uplink: not a core that joins every node
+  CHECK(platform_node_slots(tree, 8 * 24 * 20) == kNodeSlots / 24 * 24);
+  CHECK(platform_node_slots(tree, 8 * (24 * 20 + 1)) == 0); // a leaf not full
+  auto degraded                 = tree;
+  degraded.leaf_uplink_share[3] = 0.5; // one leaf unlike the others
+  CHECK(platform_node_slots(degraded, 8 * 24 * 20) == 0);
   auto oversubscribed             = star;
   oversubscribed.oversubscription = 2; // a core that joins every node's flows: every step touches all nodes
   CHECK(platform_node_slots(oversubscribed, 8 * nodes) == 0);
@@ -138,5 +178,6 @@ TEST_CASE("PlatformSlots: slotted only where a route does not depend on which no
   setenv("CCSIM_PLATFORM_NODES", "4", 1);
   CHECK(platform_node_slots(star, 8 * 5) == 4);
   CHECK(platform_node_slots(star, 8 * 4) == 0);
+  CHECK(platform_node_slots(tree, 8 * 24 * 20) == 24); // at least one leaf
   unsetenv("CCSIM_PLATFORM_NODES");
 }
