@@ -122,10 +122,10 @@ std::optional<std::vector<Flow>> reduce_ring_round(const Round& round, const Pla
     const auto i = static_cast<std::size_t>(a), r = static_cast<std::size_t>(a % p);
     if (intra[i] != intra[r] || out[i] != out[r] || in[i] != in[r] || out[i].empty() || in[i].empty())
       return std::nullopt;
-    for (const auto* side : {&out[i], &in[i]})
+    for (const auto* side : {&out[i], &in[i]}) // (one peer node per side: checked as the flows were sorted out)
       for (const auto& f : *side)
-        if (f.bytes != size || f.peer != side->front().peer)
-          return std::nullopt; // one size, and one peer node per side
+        if (f.bytes != size)
+          return std::nullopt; // one size
   }
   const auto leaf_of = [&](int node) { return node / p; };
   const auto target  = [&](int a) { return sends_to[static_cast<std::size_t>(a)]; };
@@ -146,10 +146,9 @@ std::optional<std::vector<Flow>> reduce_ring_round(const Round& round, const Pla
   }
   // No GPU port may limit an inter-node flow (it wants at most the NIC's rate shared by the node's flows).
   const double cross  = simgrid::config::get_value<bool>("network/crosstraffic") ? 0.05 : 0.0;
-  const auto hosts     = [&platform](int rank) { return platform.gpu(rank); };
-  const double w_inter = std::max(route_weight(hosts(0), hosts(g)).penalty,
-                                  route_weight(hosts(0), hosts(p * g)).penalty);
-  const double w_intra = g > 1 ? route_weight(hosts(0), hosts(1)).penalty : 0;
+  const double w_inter = std::max(route_weight(platform.gpu(0), platform.gpu(g)).penalty,
+                                  route_weight(platform.gpu(0), platform.gpu(p * g)).penalty);
+  const double w_intra = g > 1 ? route_weight(platform.gpu(0), platform.gpu(1)).penalty : 0;
   const double uplink  = platform.node_links.front()->get_bandwidth();
   for (int r = 0; r < p; ++r) {
     const auto& o = out[static_cast<std::size_t>(r)];
@@ -300,10 +299,9 @@ std::optional<std::vector<Flow>> reduce_symmetric_round(const Round& round, cons
   const int far       = m - k;
   const int simulated = tree ? k : (platform.fabric_links.empty() ? 1 : m);
   const auto E        = static_cast<double>(pattern.size()); // real flows per node pair
-  const auto hosts     = [&platform](int rank) { return platform.gpu(rank); };
-  const RouteWeight w_far  = route_weight(hosts(0), hosts(k * g));
-  const RouteWeight w_near = tree ? route_weight(hosts(0), hosts(g)) : RouteWeight{};
-  const RouteWeight w_intra = g > 1 ? route_weight(hosts(0), hosts(1)) : RouteWeight{};
+  const RouteWeight w_far  = route_weight(platform.gpu(0), platform.gpu(k * g));
+  const RouteWeight w_near = tree ? route_weight(platform.gpu(0), platform.gpu(g)) : RouteWeight{};
+  const RouteWeight w_intra = g > 1 ? route_weight(platform.gpu(0), platform.gpu(1)) : RouteWeight{};
   const double uplink = platform.node_links.front()->get_bandwidth();
   // The most a far flow can carry (the share of the link that limits it), real and half; a near flow's NIC share.
   const double far_limit  = tree ? platform.fabric_links.front()->get_bandwidth() / k : uplink;

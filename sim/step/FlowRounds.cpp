@@ -77,7 +77,7 @@ std::optional<std::vector<char>> one_group_of_identical(const StepContext& c, co
     return std::nullopt;
   // Dense tables indexed by domain and node (a round of a 16,384-GPU step has 16,384 flows: maps cost more than the
   // SimGrid run of the one group they leave, perf).
-  const std::size_t nodes = (static_cast<std::size_t>(c.platform.gpu_count()) + static_cast<std::size_t>(gpn) - 1) / static_cast<std::size_t>(gpn);
+  const auto nodes = static_cast<std::size_t>((c.platform.gpu_count() + gpn - 1) / gpn);
   const std::size_t domains = nodes / static_cast<std::size_t>(domain_nodes) + 1;
   auto domain = [&](int rank) { return static_cast<std::size_t>(rank / gpn / domain_nodes); };
   // Domains joined by a flow, by union-find.
