@@ -32,7 +32,6 @@ int cmd_bench_kernels(const std::vector<std::string>& args)
                                        "buffers, ~3x); give a smaller --bytes, or more memory (ulimit -v)",
                                        req.bytes, 3.0 * static_cast<double>(req.bytes) / (1ull << 30)));
   }
-  const double memcpy_gbps      = rows.front().gbps;
   if (format != Format::TABLE) {
     const nlohmann::json doc = bench_kernels_json(rows, threads);
     print_json_or_csv(format, doc, doc["rows"].get<std::vector<nlohmann::json>>());
@@ -41,7 +40,7 @@ int cmd_bench_kernels(const std::vector<std::string>& args)
   Table t({"kernel", "backend", "input (MiB)", "GB/s", "x memcpy"});
   for (const auto& r : rows)
     t.add_row({r.kernel, r.backend, format_number(static_cast<double>(r.bytes) / (1 << 20)), format_number(r.gbps),
-               format_number(r.gbps / memcpy_gbps, 3)});
+               format_number(r.vs_memcpy, 3)});
   t.print(std::cout, table_width());
   std::cout << fmt::format("cpu kernels: {} path (CCSIM_SIMD=scalar|avx2|avx512 caps it), {} thread{}\n",
                            numerics::to_string(numerics::simd_level()), threads, threads == 1 ? "" : "s");
