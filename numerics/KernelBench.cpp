@@ -13,6 +13,7 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <stdexcept>
 
 namespace ccsim::numerics {
 
@@ -41,6 +42,8 @@ double median(std::vector<double> v)
 
 double paired_ratio(const std::vector<double>& copy_s, const std::vector<double>& kernel_s)
 {
+  if (copy_s.empty() || kernel_s.empty())
+    throw std::invalid_argument("paired_ratio: no timed pair");
   std::vector<double> ratio;
   for (std::size_t i = 0; i < std::min(copy_s.size(), kernel_s.size()); ++i)
     ratio.push_back(copy_s[i] / kernel_s[i]);

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <stdexcept>
+
 using ccsim::numerics::paired_ratio;
 
 TEST_CASE("KernelBench: x memcpy is the median of the pairs' ratios, not the ratio of the medians", "[numerics]")
@@ -15,6 +17,7 @@ TEST_CASE("KernelBench: x memcpy is the median of the pairs' ratios, not the rat
   CHECK(paired_ratio({1, 3, 9, 27}, {2, 6, 18, 54}) == Approx(0.5).epsilon(1e-12));
   // One pair is its own ratio.
   CHECK(paired_ratio({3}, {4}) == Approx(0.75).epsilon(1e-12));
+  CHECK_THROWS_AS(paired_ratio({}, {}), std::invalid_argument);
 }
 
 TEST_CASE("KernelBench: every row carries its ratio, and memcpy its own (1)", "[numerics]")
