@@ -53,7 +53,9 @@ static int print_nccl_table(const NcclCalibration& c, const std::string& out)
                              c.algo ? fmt::format(" NCCL_ALGO={} ({})", io::printable(*c.algo, 40), c.algo_from) : "",
                              c.proto ? fmt::format(" NCCL_PROTO={} ({})", io::printable(*c.proto, 40), c.proto_from)
                                      : "");
-  if (c.nccl_model)
+  if (!c.fitted)
+    std::cout << "  --no-fit: replayed on the topology as it is, nothing fitted\n";
+  else if (c.nccl_model)
     for (const auto& k : c.constants)
       std::cout << fmt::format("  {} {:.6g} -> {:.6g}  (bounds {:.4g} .. {:.4g})\n", k.pointer, k.before, k.after, k.lo,
                                k.hi);
@@ -71,12 +73,12 @@ static int print_nccl_table(const NcclCalibration& c, const std::string& out)
                format_number(r.predicted_busbw, 4), r.algorithm + "/" + r.protocol, r.bottleneck});
   t.print(std::cout, table_width());
   const bool flagged = std::any_of(c.rows.begin(), c.rows.end(), [](const NcclCalibrationRow& r) { return r.flagged; });
-  std::cout << fmt::format("median |error| {:.3g} %, worst {:.3g} %{}; written to {}\n", 100 * c.median_abs_error,
+  std::cout << fmt::format("median |error| {:.3g} %, worst {:.3g} %{}; {}\n", 100 * c.median_abs_error,
                            100 * c.worst_abs_error,
                            flagged ? " (rows marked * are bad measurements, out-of-place > 1.5 x in-place: not fitted "
                                      "or counted)"
                                    : "",
-                           io::printable(out, 200));
+                           c.fitted ? "written to " + io::printable(out, 200) : "nothing written (--no-fit)");
   return 0;
 }
 

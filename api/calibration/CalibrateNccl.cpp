@@ -265,6 +265,11 @@ NcclCalibration calibrate_nccl(const NcclCalibrationRequest& req)
   // NCCL's latency model has its own constants to fit; the links' latency model (ccsim's alpha-beta collectives, the
   // papers' presets) has two: the NICs' delivered bandwidth and their latency.
   c.nccl_model = topo.nccl.present && topo.nccl.latency == sim::LatencyModel::NCCL;
+  if (!req.fit) { // --no-fit: the same replay on the topology as given, which is then neither changed nor written
+    c.fitted = false;
+    replay(c, topo, logs, req.fidelity);
+    return c;
+  }
   if (c.nccl_model) {
     auto fit     = fit_nccl_constants(topo, logs);
     topo         = fit.topo;
@@ -341,7 +346,8 @@ nlohmann::json to_json(const NcclCalibration& c, const std::string& out)
   auto forced = [](const std::optional<std::string>& v, const std::string& from) {
     return v ? nlohmann::json{{"value", *v}, {"from", from}} : nlohmann::json(nullptr);
   };
-  nlohmann::json doc = {{"topology", out},
+  nlohmann::json doc = {{"topology", c.fitted ? nlohmann::json(out) : nlohmann::json(nullptr)},
+                        {"fitted", c.fitted},
                         {"forced_algo", forced(c.algo, c.algo_from)},
                         {"forced_proto", forced(c.proto, c.proto_from)},
                         {"model", c.nccl_model ? "nccl" : "links"},
@@ -355,7 +361,7 @@ nlohmann::json to_json(const NcclCalibration& c, const std::string& out)
                         {"warnings", c.warnings},
                         {"notes", c.notes},
                         {"rows", rows}};
-  if (!c.nccl_model) {
+  if (!c.nccl_model && c.fitted) {
     doc["effective_gbps"] = c.gbps;
     doc["latency_us"]     = c.latency_us;
   }

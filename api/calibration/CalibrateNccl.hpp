@@ -31,7 +31,8 @@ struct NcclCalibrationRequest {
   std::optional<std::string> proto;   // NCCL_PROTO (--proto; likewise)
   std::optional<std::string> tuner_table; // a tuner plugin's table (JSON file {"tuner_table": [...]}), kept in the output
   sim::Fidelity fidelity = sim::Fidelity::FAST;
-  std::string out;                    // where the calibrated topology goes
+  std::string out;                    // where the calibrated topology goes (unused without fitting)
+  bool fit = true;                    // false (--no-fit): replay the logs on the topology as it is, write nothing
 };
 
 /// One row of a log: measured, replayed by simulation, what ran.
@@ -55,6 +56,7 @@ struct NcclLogInfo {
 };
 
 struct NcclCalibration {
+  bool fitted     = true;            // false: the logs replayed on the topology as given (--no-fit), nothing written
   bool nccl_model = false;           // the NCCL model's constants (false: the links' NIC bandwidth and latency)
   std::vector<NcclLogInfo> logs;
   /// NCCL_ALGO / NCCL_PROTO the fit forced, and where each came from ("--algo", "the log"; empty: NCCL's choice).
@@ -68,12 +70,14 @@ struct NcclCalibration {
   std::vector<std::string> warnings, notes;
 };
 
-/// Fits, writes `out` and returns the fit. Bad input throws io::InputError naming the flag or file.
+/// Fits, writes `out` and returns the fit; with `fit` false, only replays the logs on the topology as it is (how well
+/// a calibration, or a preset, predicts other logs of the cluster: more nodes, another size range) and writes
+/// nothing. Bad input throws io::InputError naming the flag or file.
 NcclCalibration calibrate_nccl(const NcclCalibrationRequest& request);
 
 /// `calibrate --nccl-tests --format json`'s document: the logs read, the fitted constants (the NCCL model's, or the
 /// links' effective_gbps and latency_us), warnings, the fit's errors and every size's measured and replayed time,
-/// busbw and algorithm; `out` is the topology written.
+/// busbw and algorithm; `out` is the topology written (null and "fitted": false without fitting).
 nlohmann::json to_json(const NcclCalibration& fit, const std::string& out);
 
 } // namespace ccsim::api

@@ -20,6 +20,7 @@ NcclCalibrationRequest CalibrateCommand::nccl_request() const
   req.ranks       = ranks;
   req.fidelity    = fidelity == "exact" ? sim::Fidelity::EXACT : sim::Fidelity::FAST;
   req.out         = out;
+  req.fit         = !no_fit;
   return req;
 }
 
@@ -49,7 +50,14 @@ const OptionTable<CalibrateCommand>& calibrate_options()
              .value("POINTER"),
          into(&C::fit)},
         {integer_option("jobs", io::range::kJobs, "with --steps: simulations at once").defaults("2"), into(&C::jobs)},
-        {path_option("out", "where to write the calibrated topology").needed().value("NEW.json"), into(&C::out)},
+        {path_option("out", "where to write the calibrated topology (needed unless --no-fit)")
+             .value("NEW.json")
+             .positional_in_python(),
+         into(&C::out)},
+        {flag_option("no-fit", "with --nccl-tests: replay the logs on --topology as it is, fitting and writing nothing "
+                               "(how well a calibrated topology, or a preset, predicts other logs of the cluster, e.g. "
+                               "of more nodes)"),
+         into(&C::no_fit)},
         {text_option("op", "the collective measured, where a log's header does not name it (all_reduce, ...; it "
                            "replaces what the log's columns suggest)"),
          into(&C::op)},
@@ -85,6 +93,16 @@ CalibrateCommand build_calibrate(const GivenValues& given)
     throw io::InputError("--nccl-tests", "",
                          "give --nccl-tests FILE (collective constants from nccl-tests logs) or --steps FILE (any "
                          "constants from step times); for both, run calibrate twice, the second from the first's --out");
+  if (given.has("no-fit")) {
+    if (given.has("steps"))
+      throw io::InputError("--no-fit", "",
+                           "replays --nccl-tests logs; for step times on a topology as it is, run `ccsim experiment` "
+                           "on the file with its base topology");
+    if (given.has("out"))
+      throw io::InputError("--out", "", "--no-fit fits nothing, so it writes no topology: leave --out out");
+  } else if (!given.has("out"))
+    throw io::InputError("--out", "",
+                         "is required but missing (where the calibrated topology goes; --no-fit only replays the logs)");
   if (given.has("fit") && !given.has("steps"))
     throw io::InputError("--fit", "", "chooses the constants of --steps; --nccl-tests fits what its logs can see");
   for (const char* name : {"algo", "proto", "tuner-table", "op", "ranks"})

@@ -23,6 +23,7 @@ struct CalibrateCommand {
   std::optional<std::string> op, algo, proto, tuner_table;
   std::optional<int> ranks;
   std::string fidelity = "fast";
+  bool no_fit          = false;        // --no-fit: replay --nccl-tests on the topology as it is, write nothing
 
   /// The --nccl-tests fit's request.
   NcclCalibrationRequest nccl_request() const;
@@ -31,7 +32,7 @@ struct CalibrateCommand {
 const OptionTable<CalibrateCommand>& calibrate_options();
 
 /// The given values read and checked: the topology loaded (its own errors first), exactly one of --nccl-tests and
-/// --steps, and each option only with the fit that reads it.
+/// --steps, each option only with the fit that reads it, and --out exactly when something is fitted (not with --no-fit).
 CalibrateCommand build_calibrate(const GivenValues& given);
 
 } // namespace ccsim::api

@@ -39,6 +39,12 @@ Option& Option::needed()
   return *this;
 }
 
+Option& Option::positional_in_python()
+{
+  python_positional = true;
+  return *this;
+}
+
 Option& Option::value(std::string placeholder)
 {
   value_name = std::move(placeholder);

@@ -46,6 +46,9 @@ struct Option {
   bool required           = false;
   bool repeats            = false; // given several times (the command line) or as a list (Python)
   bool positional         = false; // the command line also takes it as its first bare argument
+  /// Python takes it by position too, after the required options, though it is optional: an option that was required
+  /// once (calibrate's out) keeps the calls that passed it by position working.
+  bool python_positional = false;
   std::string value_name;          // the help's placeholder ("N", "FILE.json"); empty: Boost's "arg"
   char short_name = '\0';          // a one-letter alias on the command line ('b' for -b)
   char separator  = '=';           // KEY_VALUE: between key and value
@@ -74,6 +77,7 @@ struct Option {
   Option& command_line_only(std::string why);
   Option& repeatable();
   Option& first_argument();
+  Option& positional_in_python();
   Option& bare(std::string value);
 };
 

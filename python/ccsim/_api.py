@@ -109,6 +109,8 @@ calibrate = command("calibrate", _calibrate, """
     ``ccsim calibrate --format json`` does: nccl_tests (a file, or a list of files, of nccl-tests' or
     ``ccsim collective``'s table) fits the collective constants; steps (an experiment-format file of measured step
     times) fits the constants named in fit (JSON pointers; default /gpu/sustained_tflops and /nic/effective_gbps).
+    no_fit=True with nccl_tests replays the logs on the topology as it is and writes nothing (no out): how well a
+    calibrated topology, or a preset, predicts other logs of the cluster.
 
     topology: a preset name or a path. Returns a CalibrationResult.
     """)

@@ -2,10 +2,11 @@
 
 Each command's options are declared once, in C++ (api/options/: name, kind, range, choices, default, help), and the
 command line's flags and these functions' keyword arguments are both made from that table (``_core.options(name)``).
-A function's required options are its positional parameters, in table order; every other option is a keyword
-argument (None: not given, the command's default applies; a flag defaults to False). A call writes each value as the
-text a user would type after the flag and hands them to the command's own request builder, so both front ends are
-read by the same parsers, ranges and checks. Options that only make sense on a terminal (--format, --quiet, ...) are
+A function's required options are its positional parameters, in table order, then any optional one marked
+``python_positional`` (it was required once); every other option is a keyword argument (None: not given, the
+command's default applies; a flag defaults to False). A call writes each value as the text a user would type after
+the flag and hands them to the command's own request builder, so both front ends are read by the same parsers,
+ranges and checks. Options that only make sense on a terminal (--format, --quiet, ...) are
 the command line's alone; each says why in its table (``cli_only``).
 """
 
@@ -109,8 +110,11 @@ def command(name, run, head, extras=()):
     options = [o for o in spec["options"] if not o["cli_only"]]
     P = inspect.Parameter
     parameters = [P(o["python"], P.POSITIONAL_OR_KEYWORD) for o in options if o["required"]]
+    # An optional one that was required once (calibrate's out) still comes by position, after the required ones.
+    parameters += [P(o["python"], P.POSITIONAL_OR_KEYWORD, default=None)
+                   for o in options if not o["required"] and o["python_positional"]]
     parameters += [P(o["python"], P.KEYWORD_ONLY, default=False if o["kind"] == "flag" else None)
-                   for o in options if not o["required"]]
+                   for o in options if not o["required"] and not o["python_positional"]]
     parameters += [P(e, P.KEYWORD_ONLY, default=None) for e in extras]
     signature = inspect.Signature(parameters)
 

@@ -28,6 +28,7 @@ nlohmann::json option_json(const api::Option& o)
           {"required", o.required},
           {"repeats", o.repeats},
           {"positional", o.positional},
+          {"python_positional", o.python_positional},
           {"separator", std::string(1, o.separator)},
           {"bare", o.bare_value.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.bare_value)},
           {"value_name", o.value_name},

@@ -149,6 +149,20 @@ def test_calibrate_fits_what_the_command_line_fits(tmp_path):
         "constants from step times); for both, run calibrate twice, the second from the first's out="
 
 
+def test_calibrate_no_fit_replays_what_the_command_line_replays(tmp_path):
+    table = tmp_path / "nccl.txt"
+    table.write_text(run_cli("collective", "--topology", "a100x8-ib100", "--gpus", 16, "-b", "1M", "-e", "64M", "-f",
+                             4, "--bandwidth-gbps", 50)[1])
+    expected = cli_json("calibrate", "--topology", "a100x8-ib100", "--nccl-tests", table, "--no-fit")
+    got = ccsim.calibrate("a100x8-ib100", nccl_tests=table, no_fit=True)
+    assert got.to_dict() == expected
+    assert got.fitted is False and got.topology is None
+    # Measured at 50 Gbps, replayed at the preset's own NIC: the largest size is slower in the log than in the replay.
+    assert got.rows[-1]["error"] < -0.2
+    assert _raised(lambda: ccsim.calibrate("a100x8-ib100", nccl_tests=table, no_fit=True, out=tmp_path / "x.json")) \
+        == "out: no_fit=True fits nothing, so it writes no topology: leave out= out"
+
+
 def test_train_equals_the_command_lines_json_and_reports_every_step():
     expected = cli_json("train", "--algorithm", "onebit-adam,adam", "--steps", 20, "--workers", 4, "--global-batch",
                         64, "--param", "lr=0.001")

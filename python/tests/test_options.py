@@ -55,6 +55,10 @@ def test_pythons_keywords_are_the_tables_options_less_the_command_lines_own(comm
         if not o["cli_only"] and not o["required"]:
             assert inspect.signature(function).parameters[o["python"]].default == (False if o["kind"] == "flag"
                                                                                     else None)
+    # By position: the required options, then those that were required once (python_positional: calibrate's out).
+    assert [p.name for p in parameters if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD] == \
+        [o["python"] for o in spec["options"] if o["required"] and not o["cli_only"]] + \
+        [o["python"] for o in spec["options"] if o["python_positional"] and not o["required"] and not o["cli_only"]]
 
 
 def test_list_is_presets_and_algorithms_in_python():

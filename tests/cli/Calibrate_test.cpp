@@ -77,6 +77,71 @@ TEST_CASE("ccsim calibrate: recovers the NIC bandwidth and latency of a known al
   CHECK(nlohmann::json::parse(again.out)["rows"][0]["time_us"].get<double>() == Approx(expected_us).epsilon(1e-4));
 }
 
+TEST_CASE("ccsim calibrate --no-fit: replays a log on the topology as it is and writes nothing", "[cli]")
+{
+  // W1 measured at 40 Gbps and 7 us, replayed on W1 itself (100 Gbps, 1 us): each size's replay is the alpha-beta
+  // closed form of the preset, not of the measurement, and nothing is fitted.
+  const auto measured = run_ccsim("collective --topology w1-ring100g --gpus 64 -b 1M -e 1G -f 32 --bandwidth-gbps 40 "
+                                  "--latency-us 7 --quiet");
+  REQUIRE(measured.exit_code == 0);
+  const auto file = write_temp_file("w1-no-fit.txt", measured.out);
+  const auto r    = run_ccsim("calibrate --topology w1-ring100g --nccl-tests " + file + " --no-fit --format json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto d = nlohmann::json::parse(r.out);
+  CHECK(d["fitted"] == false);
+  CHECK(d["topology"].is_null());
+  CHECK(d["constants"].empty());
+  CHECK(!d.contains("effective_gbps"));
+  const auto& last = d["rows"].back();
+  REQUIRE(last["size"].get<std::uint64_t>() == 1073741824u);
+  // 2 (N-1) (S/N / (100e9/8) + 2 x 1 us) and 2 (N-1) (S/N / (40e9/8) + 2 x 7 us), N = 64, S = 2^30.
+  const double preset_us   = 2.0 * 63 * (1073741824.0 / 64 / 12.5e9 + 2e-6) * 1e6;
+  const double measured_us = 2.0 * 63 * (1073741824.0 / 64 / 5e9 + 14e-6) * 1e6;
+  CHECK(last["predicted_us"].get<double>() == Approx(preset_us).epsilon(1e-4));
+  CHECK(last["error"].get<double>() == Approx(preset_us / measured_us - 1).epsilon(1e-4));
+
+  // A topology calibrated on the log replays it back: --no-fit gives the fit's own replay, and leaves the file alone.
+  const auto out = (temp_dir() / "w1-no-fit-calibrated.json").string();
+  REQUIRE(run_ccsim("calibrate --topology w1-ring100g --nccl-tests " + file + " --out " + out).exit_code == 0);
+  const std::string before = read_file(out);
+  const auto again = run_ccsim("calibrate --topology " + out + " --nccl-tests " + file + " --no-fit --format json");
+  REQUIRE(again.exit_code == 0);
+  CHECK(nlohmann::json::parse(again.out)["rms_relative_error"].get<double>() < 1e-5);
+  CHECK(read_file(out) == before);
+
+  // The table says that nothing was fitted or written.
+  const auto table = run_ccsim("calibrate --topology w1-ring100g --nccl-tests " + file + " --no-fit");
+  REQUIRE(table.exit_code == 0);
+  CHECK(table.out.find("nothing written (--no-fit)") != std::string::npos);
+}
+
+TEST_CASE("ccsim calibrate: --out goes with a fit, --no-fit with --nccl-tests, each refused in one line", "[cli]")
+{
+  const auto measured = run_ccsim("collective --topology w1-ring100g --gpus 8 -b 1M -e 4M -f 4 --quiet");
+  REQUIRE(measured.exit_code == 0);
+  const auto file  = write_temp_file("w1-no-fit-errors.txt", measured.out);
+  const auto steps = write_temp_file("w1-no-fit-steps.json", R"({"name": "s",
+    "base": {"topology": "w1-ring100g", "workload": "bert-large", "algorithm": "adam", "global_batch": 64,
+    "micro_batch": 16}, "rows": [{"gpus": 2, "paper": {"allreduce_ms": 100}}]})");
+  const std::string out = (temp_dir() / "w1-no-fit-never.json").string();
+  const struct {
+    std::string args, says;
+  } cases[] = {
+      {"--nccl-tests " + file + " --no-fit --out " + out, "ccsim: --out: --no-fit fits nothing"},
+      {"--nccl-tests " + file, "ccsim: --out: is required but missing"},
+      {"--steps " + steps + " --no-fit", "ccsim: --no-fit: replays --nccl-tests logs"},
+  };
+  for (const auto& c : cases) {
+    const auto r = run_ccsim("calibrate --topology w1-ring100g " + c.args);
+    INFO(c.args << "\n" << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(line_count(r.err) == 1);
+    CHECK(r.err.rfind(c.says, 0) == 0);
+  }
+  CHECK(!std::ifstream(out).good());
+}
+
 TEST_CASE("ccsim calibrate: reads nccl-tests' own layout on an 8-GPU-per-node cluster", "[cli]")
 {
   // a100x8-ib100 delivers a share (effective / nominal) of its nominal rate; measured at a nominal 50 Gbps and 9 us,

@@ -351,6 +351,8 @@ TEST_CASE("Mutated flags: every numeric or choice flag given a bad value exits 2
       {{"bench-kernels", "--bytes", "4096", "--repeats", "1"}, {"--bytes", "--repeats", "--backend"}},
       {{"calibrate", "--topology", "w1-ring100g", "--nccl-tests", nccl_file, "--out", calibrated},
        {"--ranks", "--op", "--fidelity", "--format", "--nccl-tests", "--topology"}},
+      {{"calibrate", "--topology", "w1-ring100g", "--nccl-tests", nccl_file, "--no-fit"},
+       {"--nccl-tests", "--fidelity", "--topology", "--out"}},
       {{"calibrate", "--topology", "w1-ring100g", "--steps", steps_file, "--fit", "/nic/bandwidth_gbps", "--out",
         calibrated},
        {"--steps", "--fit", "--jobs", "--format"}},
