@@ -7,6 +7,7 @@
 #include "api/run/CollectiveSweep.hpp"
 #include "algorithms/CollectiveOps.hpp"
 #include "sim/platform/NcclConfigJson.hpp"
+#include "sim/platform/NcclVersion.hpp"
 #include "sim/platform/Topology.hpp"
 #include "io/JsonInput.hpp"
 
@@ -138,6 +139,57 @@ RunCondition run_condition(const std::optional<std::string>& flag, const std::st
   return first != nullptr ? RunCondition{first->*stated, first->file} : RunCondition{};
 }
 
+/// The NCCL release the logs' banners state ("NCCL version 2.26.6+cuda12.8"), which must agree on what it runs; the
+/// file that stated it goes in `file`. Nothing when no log states one.
+std::optional<sim::NcclVersion> logs_release(const std::vector<NcclLogInfo>& logs, std::string& file)
+{
+  std::optional<sim::NcclVersion> out;
+  auto runs = [](const std::optional<sim::NcclVersion>& v) {
+    return std::vector<bool>{sim::release_has(v, sim::Algo::TREE), sim::release_has(v, sim::Algo::NVLS),
+                             sim::release_has(v, sim::Algo::NVLS_TREE), sim::release_has(v, sim::Proto::LL128)};
+  };
+  for (const auto& l : logs) {
+    if (!l.nccl_version)
+      continue;
+    const auto v = sim::parse_nccl_version(*l.nccl_version);
+    if (!v)
+      continue; // a banner of another form: the log says nothing ccsim reads
+    if (!out) {
+      out  = v;
+      file = l.file;
+    } else if (runs(v) != runs(out)) {
+      throw io::InputError(l.file, "",
+                           fmt::format("ran NCCL {} where {} ran NCCL {}, which differ in the algorithms they have: "
+                                       "fit logs of one release together",
+                                       v->text(), io::printable(file, 200), out->text()));
+    }
+  }
+  return out;
+}
+
+/// Notes on what the release predates among what the cluster would otherwise run.
+std::vector<std::string> release_notes(const sim::Topology& topo, const sim::NcclVersion& v, const std::string& file)
+{
+  std::vector<std::string> notes;
+  std::vector<std::string> missing;
+  for (const sim::Algo a : {sim::Algo::TREE, sim::Algo::NVLS, sim::Algo::NVLS_TREE})
+    if ((a == sim::Algo::TREE || topo.nccl.nvls) && !sim::release_has(v, a))
+      missing.push_back(sim::added_in(a));
+  if (!sim::release_has(v, sim::Proto::LL128))
+    missing.push_back(sim::added_in(sim::Proto::LL128));
+  std::string list;
+  for (const auto& m : missing)
+    list += (list.empty() ? "" : ", ") + m;
+  if (!missing.empty())
+    notes.push_back(fmt::format("NCCL {} ({}) predates {}: not chosen for any size", v.text(), io::printable(file, 200),
+                                list));
+  if (!v.at_least(2, 5, 6))
+    notes.push_back(fmt::format("NCCL {} chose algorithms by size thresholds, before the cost model (2.5.6) that "
+                                "ccsim emulates: the choice per size may differ",
+                                v.text()));
+  return notes;
+}
+
 /// Replays every log on `topo` by simulation and fills the rows and the errors.
 void replay(NcclCalibration& c, const sim::Topology& topo, const std::vector<NcclLog>& logs, sim::Fidelity fidelity)
 {
@@ -261,12 +313,25 @@ NcclCalibration calibrate_nccl(const NcclCalibrationRequest& req)
   c.proto          = proto.value;
   c.algo_from      = req.algo ? "--algo" : (c.algo ? "the log" : "");
   c.proto_from     = req.proto ? "--proto" : (c.proto ? "the log" : "");
+  // The release the logs ran: what it predates is neither fitted nor replayed, and the written topology states it.
+  std::string release_file;
+  const auto release = topo.nccl.present ? logs_release(c.logs, release_file) : std::nullopt;
+  std::vector<std::string> release_lines;
+  if (release) {
+    if (topo.nccl.version && topo.nccl.version->text() != release->text())
+      release_lines.push_back(fmt::format("topology {} states NCCL {}; the logs ran {}, which is fitted and written",
+                                          topo.name, topo.nccl.version->text(), release->text()));
+    topo.nccl.version = release;
+    const auto more   = release_notes(topo, *release, release_file);
+    release_lines.insert(release_lines.end(), more.begin(), more.end());
+  }
   force_collective(topo, c.algo, c.proto, algo.source, proto.source);
   // NCCL's latency model has its own constants to fit; the links' latency model (ccsim's alpha-beta collectives, the
   // papers' presets) has two: the NICs' delivered bandwidth and their latency.
   c.nccl_model = topo.nccl.present && topo.nccl.latency == sim::LatencyModel::NCCL;
   if (!req.fit) { // --no-fit: the same replay on the topology as given, which is then neither changed nor written
     c.fitted = false;
+    c.notes  = release_lines;
     replay(c, topo, logs, req.fidelity);
     return c;
   }
@@ -285,6 +350,12 @@ NcclCalibration calibrate_nccl(const NcclCalibrationRequest& req)
     fit_nic_constants(c, topo, logs.front(), req.fidelity);
     doc["nic"]["effective_gbps"] = c.gbps;
     doc["nic"]["latency_us"]     = c.latency_us;
+  }
+  c.notes.insert(c.notes.end(), release_lines.begin(), release_lines.end());
+  if (release) {
+    doc["nccl"]["version"]        = release->text();
+    doc["nccl"]["source_version"] = "the `NCCL version` banner of " + io::printable(release_file, 200) +
+                                    " (ccsim calibrate --nccl-tests)";
   }
   replay(c, topo, logs, req.fidelity);
 

@@ -56,8 +56,10 @@ std::vector<Spec> free_constants(const sim::Topology& t, const std::vector<NcclL
       below_256m = below_256m || r.bytes < (std::uint64_t{256} << 20);
       below_1g   = below_1g || r.bytes < (std::uint64_t{1} << 30);
     }
-    nvls_single = nvls_single || (t.nccl.nvls && log.op == "all_reduce" && nodes == 1);
-    nvls_multi  = nvls_multi || (t.nccl.nvls && log.op == "all_reduce" && nodes > 1);
+    nvls_single = nvls_single || (t.nccl.nvls && sim::release_has(t.nccl.version, sim::Algo::NVLS) &&
+                                  log.op == "all_reduce" && nodes == 1);
+    nvls_multi  = nvls_multi || (t.nccl.nvls && sim::release_has(t.nccl.version, sim::Algo::NVLS_TREE) &&
+                                 log.op == "all_reduce" && nodes > 1);
   }
   const double nic_line   = t.nic_nominal_bytes_per_s / t.bytes_per_s_per_gbps();
   const double intra_line = t.intra_nominal_bytes_per_s / GBPS;

@@ -64,6 +64,9 @@ void force_collective(sim::Topology& topo, const std::optional<std::string>& alg
                                              io::echo(*algo), topo.name));
     if ((*a == sim::Algo::NVLS || *a == sim::Algo::NVLS_TREE) && !topo.nccl.nvls)
       throw io::InputError(flag_algo, "", fmt::format("{}: topology {} has no NVLS (nccl.nvls)", *algo, topo.name));
+    if (!sim::release_has(topo.nccl.version, *a))
+      throw io::InputError(flag_algo, "", fmt::format("{}: topology {} runs NCCL {}, which predates {}", *algo,
+                                                      topo.name, topo.nccl.version->text(), sim::added_in(*a)));
     topo.nccl.algorithms = {*a};
   }
   if (proto) {
@@ -74,6 +77,9 @@ void force_collective(sim::Topology& topo, const std::optional<std::string>& alg
                                              : fmt::format("{}: topology {} has no \"nccl\" block, so its collectives "
                                                            "send Simple only",
                                                            io::echo(*proto), topo.name));
+    if (!sim::release_has(topo.nccl.version, *p))
+      throw io::InputError(flag_proto, "", fmt::format("{}: topology {} runs NCCL {}, which predates {}", *proto,
+                                                       topo.name, topo.nccl.version->text(), sim::added_in(*p)));
     topo.nccl.protocols = {*p};
   }
 }

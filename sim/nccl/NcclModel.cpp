@@ -161,6 +161,8 @@ std::vector<Algo> algorithms_for(const Topology& t, Collective c, const GroupSha
   } else if (nvls && g.nodes == 1) {
     out.push_back(Algo::NVLS);
   }
+  // What the cluster's NCCL release predates does not exist for it (sim/platform/NcclVersion.hpp).
+  std::erase_if(out, [&](Algo a) { return !release_has(t.nccl.version, a); });
   return out;
 }
 
@@ -421,7 +423,7 @@ std::vector<CollectivePlan> collective_candidates(const Topology& t, Collective 
       continue;
     }
     for (const Proto p : kProtocols) {
-      if (!allowed(t.nccl.protocols, p))
+      if (!allowed(t.nccl.protocols, p) || !release_has(t.nccl.version, p))
         continue;
       if ((a == Algo::NVLS || a == Algo::NVLS_TREE) && p != Proto::SIMPLE)
         continue; // tuning.cc:298

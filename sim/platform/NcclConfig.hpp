@@ -6,6 +6,7 @@
 // physical model (sim/nccl/NcclModel.hpp) and simulated as flows (sim/nccl/NcclFlows.hpp).
 
 #include "sim/model/CommPlan.hpp"
+#include "sim/platform/NcclVersion.hpp"
 
 #include <array>
 #include <cstdint>
@@ -68,7 +69,18 @@ struct NcclConfig {
   // Pipeline fill of the tree-like algorithms, in chunk-times per hop (NcclModel.cpp).
   double fill_tree = 0, fill_nvls_tree = 0, fill_nvls = 0;
   std::vector<TunerEntry> tuner_table; // a tuner plugin's choices by size, ascending (sizes above the last: the rule)
+  /// The NCCL release the cluster runs (absent: the newest): algorithms and protocols it predates are not chosen.
+  std::optional<NcclVersion> version;
 };
+
+/// Whether the release has the algorithm (ring, p2p and ccsim's own hierarchical: every release); no version: yes
+/// (sim/platform/NcclVersion.hpp cites the release commits).
+bool release_has(const std::optional<NcclVersion>& v, Algo a);
+/// Whether the release has the protocol (LL128 from 2.5.6); no version: yes.
+bool release_has(const std::optional<NcclVersion>& v, Proto p);
+/// "NVLS from 2.17.1": the release that added it, for messages.
+std::string added_in(Algo a);
+std::string added_in(Proto p);
 
 /// "ring", "tree", "nvls", "nvls_tree", "p2p" (DIRECT), "hierarchical", "auto".
 std::string to_string(Algo a);

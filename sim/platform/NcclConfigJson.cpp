@@ -100,7 +100,7 @@ NcclConfig nccl_config_from_json(const io::JsonObject& o, double intra_line)
 {
   o.allow_only({"gpu_arch", "cpu", "nvls", "algorithms", "protocols", "channels", "selection", "latency_model",
                 "nvls_gbps", "p2p_gbps", "ceiling_scale", "latency_us", "fill",
-                "tuner_table", "socket_threads"});
+                "tuner_table", "socket_threads", "version", "source_version"});
   NcclConfig c;
   c.present          = true;
   const auto arch    = o.choice("gpu_arch", {"volta", "ampere", "hopper", "blackwell"});
@@ -172,6 +172,18 @@ NcclConfig nccl_config_from_json(const io::JsonObject& o, double intra_line)
     c.fill_nvls      = fill->number_in_or("nvls", nccl_limits::kFill, 0);
   }
   c.tuner_table = tuner_table_from_json(o);
+  if (o.has("version")) {
+    c.version = parse_nccl_version(o.string("version"));
+    if (!c.version)
+      o.fail_at("version", fmt::format("{} is not an NCCL 2 release (\"2.18.1\", as `NCCL version` prints it)",
+                                       io::echo(o.string("version"))));
+    for (const Algo a : c.algorithms)
+      if (!release_has(c.version, a))
+        o.fail_at("version", fmt::format("NCCL {} predates {}, which algorithms names", c.version->text(), added_in(a)));
+    for (const Proto p : c.protocols)
+      if (!release_has(c.version, p))
+        o.fail_at("version", fmt::format("NCCL {} predates {}, which protocols names", c.version->text(), added_in(p)));
+  }
   return c;
 }
 

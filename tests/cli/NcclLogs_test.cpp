@@ -396,3 +396,80 @@ TEST_CASE("NcclLogs: a log that states NCCL_ALGO and NCCL_PROTO is fitted with t
   refused("--nccl-tests " + log_path("02-a100-oci-bmgpu48-roce-2n-allreduce") + " --nccl-tests " + collnet,
           collnet + ": 'CollnetDirect' is not one of");
 }
+
+TEST_CASE("NcclLogs: calibrate takes the NCCL release a log's banner states, and a release runs what it has",
+          "[cli]")
+{
+  // 03 states "NCCL version 2.26.2+cuda12.8": the calibrated topology says so, and where it came from.
+  const auto out = (temp_dir() / "nccl-release-03.json").string();
+  const auto c   = run_ccsim("calibrate --topology h100x8-ib400x8 --nccl-tests " +
+                             log_path("03-h100-hgx-8xcx7-ndr-2n-allreduce") + " --out " + out + " --format json");
+  INFO(c.err);
+  REQUIRE(c.exit_code == 0);
+  const auto topo = nlohmann::json::parse(read_file(out));
+  CHECK(topo.at("nccl").at("version") == "2.26.2");
+  CHECK(topo.at("nccl").at("source_version").get<std::string>().find("03-h100") != std::string::npos);
+
+  // The same table under a release before NVLS (2.17.1) and NVLS-Tree (2.18.1): said, and never chosen.
+  std::string text = read_file(log_path("03-h100-hgx-8xcx7-ndr-2n-allreduce"));
+  const auto at    = text.find("NCCL version 2.26.2");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 19, "NCCL version 2.16.5");
+  const auto old_log = ccsim::test::write_temp_file("nccl-release-2.16.5.txt", text);
+  const auto r       = run_ccsim("calibrate --topology h100x8-ib400x8 --nccl-tests " + old_log + " --no-fit --format json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto d = nlohmann::json::parse(r.out);
+  std::string notes;
+  for (const auto& n : d.at("notes"))
+    notes += n.get<std::string>();
+  CHECK(notes.find("NCCL 2.16.5") != std::string::npos);
+  CHECK(notes.find("predates NVLS from 2.17.1, NVLS-Tree from 2.18.1") != std::string::npos);
+  int nvls_rows = 0;
+  for (const auto& row : d.at("rows"))
+    nvls_rows += row.at("algorithm").get<std::string>().rfind("nvls", 0) == 0;
+  CHECK(nvls_rows == 0);
+  // The real 2.26.2 log replayed on the newest release runs NVLS-Tree from 8 MiB on (README's table of log 03).
+  const auto now = run_ccsim("calibrate --topology h100x8-ib400x8 --nccl-tests " +
+                             log_path("03-h100-hgx-8xcx7-ndr-2n-allreduce") + " --no-fit --format json");
+  REQUIRE(now.exit_code == 0);
+  int nvls_now       = 0;
+  const auto now_doc = nlohmann::json::parse(now.out); // alive through the loop
+  for (const auto& row : now_doc.at("rows"))
+    nvls_now += row.at("algorithm").get<std::string>() == "nvls_tree";
+  CHECK(nvls_now > 0);
+}
+
+TEST_CASE("NcclLogs: a topology's nccl.version is checked, and an algorithm its release predates is refused",
+          "[cli]")
+{
+  auto preset = nlohmann::json::parse(read_file(std::string(CCSIM_SOURCE_DIR) + "/topologies/h100x8-ib400x8.json"));
+  const struct {
+    nlohmann::json version, algorithms;
+    std::string says;
+  } cases[] = {
+      {"3.0.0", nullptr, "is not an NCCL 2 release"},
+      {"2.18.x", nullptr, "is not an NCCL 2 release"},
+      {"2.16.5", nlohmann::json::array({"nvls"}), "NCCL 2.16.5 predates NVLS from 2.17.1"},
+  };
+  for (const auto& k : cases) {
+    auto doc               = preset;
+    doc["nccl"]["version"] = k.version;
+    if (!k.algorithms.is_null())
+      doc["nccl"]["algorithms"] = k.algorithms;
+    const auto file = ccsim::test::write_temp_file("nccl-version-bad.json", doc.dump());
+    const auto r    = run_ccsim("collective --topology " + file + " --gpus 8 -b 1M -e 1M --quiet");
+    INFO(k.version << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(ccsim::test::line_count(r.err) == 1);
+    CHECK(r.err.find("/nccl/version") != std::string::npos);
+    CHECK(r.err.find(k.says) != std::string::npos);
+  }
+  auto doc               = preset;
+  doc["nccl"]["version"] = "2.17.1";
+  const auto file        = ccsim::test::write_temp_file("nccl-version-2.17.1.json", doc.dump());
+  const auto r = run_ccsim("collective --topology " + file + " --gpus 16 -b 1G -e 1G --algo nvls_tree --quiet");
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("runs NCCL 2.17.1, which predates NVLS-Tree from 2.18.1") != std::string::npos);
+}
