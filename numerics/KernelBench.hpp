@@ -25,9 +25,8 @@ double paired_ratio(const std::vector<double>& copy_s, const std::vector<double>
 const std::vector<std::string>& bench_kernel_names();
 
 /// Every kernel, each timed run right after a timed memcpy of the same bytes (memcpy first in the result, its rate over
-/// all those copies), on `threads` threads, split where the
-/// results stay bit-identical to one thread; topk and onebit_compress (one pass whose sum of squares adds in index
-/// order, numerics/OnebitPack.hpp) stay serial.
+/// all those copies), on `threads` threads, split where the results stay bit-identical to one thread; topk and
+/// onebit_compress (one pass whose sum of squares adds in index order, numerics/OnebitPack.hpp) stay serial.
 std::vector<KernelRate> bench_cpu(std::uint64_t bytes, int repeats, std::size_t threads = 1);
 
 } // namespace ccsim::numerics

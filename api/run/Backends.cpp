@@ -34,10 +34,9 @@ std::vector<numerics::KernelRate> bench_kernels(const std::string& backend, std:
   std::vector<numerics::KernelRate> rows;
   // The CUDA benchmark times its kernels one after another, memcpy first (numerics/cuda/KernelBenchCuda.hpp): its
   // ratios are against that row's rate.
-  for (const auto& r : numerics::cuda::bench_kernels(bytes, repeats))
-    rows.push_back({r.kernel, "cuda", r.bytes, r.gbps, 0.0});
-  for (auto& r : rows)
-    r.vs_memcpy = r.gbps / rows.front().gbps;
+  const auto timed = numerics::cuda::bench_kernels(bytes, repeats);
+  for (const auto& r : timed)
+    rows.push_back({r.kernel, "cuda", r.bytes, r.gbps, r.gbps / timed.front().gbps});
   return rows;
 }
 
