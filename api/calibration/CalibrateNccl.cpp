@@ -139,15 +139,24 @@ RunCondition run_condition(const std::optional<std::string>& flag, const std::st
   return first != nullptr ? RunCondition{first->*stated, first->file} : RunCondition{};
 }
 
+/// What the release predates, named as sim::added_in names it, the tree first; the NVLS pair only where the cluster
+/// has NVLS (`nvls`).
+std::vector<std::string> predated(const sim::NcclVersion& v, bool nvls)
+{
+  std::vector<std::string> out;
+  for (const sim::Algo a : {sim::Algo::TREE, sim::Algo::NVLS, sim::Algo::NVLS_TREE})
+    if ((a == sim::Algo::TREE || nvls) && !sim::release_has(v, a))
+      out.push_back(sim::added_in(a));
+  if (!sim::release_has(v, sim::Proto::LL128))
+    out.push_back(sim::added_in(sim::Proto::LL128));
+  return out;
+}
+
 /// The NCCL release the logs' banners state ("NCCL version 2.26.6+cuda12.8"), which must agree on what it runs; the
 /// file that stated it goes in `file`. Nothing when no log states one.
 std::optional<sim::NcclVersion> logs_release(const std::vector<NcclLogInfo>& logs, std::string& file)
 {
   std::optional<sim::NcclVersion> out;
-  auto runs = [](const std::optional<sim::NcclVersion>& v) {
-    return std::vector<bool>{sim::release_has(v, sim::Algo::TREE), sim::release_has(v, sim::Algo::NVLS),
-                             sim::release_has(v, sim::Algo::NVLS_TREE), sim::release_has(v, sim::Proto::LL128)};
-  };
   for (const auto& l : logs) {
     if (!l.nccl_version)
       continue;
@@ -157,7 +166,7 @@ std::optional<sim::NcclVersion> logs_release(const std::vector<NcclLogInfo>& log
     if (!out) {
       out  = v;
       file = l.file;
-    } else if (runs(v) != runs(out)) {
+    } else if (predated(*v, true) != predated(*out, true)) {
       throw io::InputError(l.file, "",
                            fmt::format("ran NCCL {} where {} ran NCCL {}, which differ in the algorithms they have: "
                                        "fit logs of one release together",
@@ -171,16 +180,10 @@ std::optional<sim::NcclVersion> logs_release(const std::vector<NcclLogInfo>& log
 std::vector<std::string> release_notes(const sim::Topology& topo, const sim::NcclVersion& v, const std::string& file)
 {
   std::vector<std::string> notes;
-  std::vector<std::string> missing;
-  for (const sim::Algo a : {sim::Algo::TREE, sim::Algo::NVLS, sim::Algo::NVLS_TREE})
-    if ((a == sim::Algo::TREE || topo.nccl.nvls) && !sim::release_has(v, a))
-      missing.push_back(sim::added_in(a));
-  if (!sim::release_has(v, sim::Proto::LL128))
-    missing.push_back(sim::added_in(sim::Proto::LL128));
   std::string list;
-  for (const auto& m : missing)
+  for (const auto& m : predated(v, topo.nccl.nvls))
     list += (list.empty() ? "" : ", ") + m;
-  if (!missing.empty())
+  if (!list.empty())
     notes.push_back(fmt::format("NCCL {} ({}) predates {}: not chosen for any size", v.text(), io::printable(file, 200),
                                 list));
   if (!v.at_least(2, 5, 6))
