@@ -229,17 +229,24 @@ void quantize_groups_packed(const float* x, std::size_t n, int bits, std::size_t
                              scales + b / group, first_index + b);
     });
   const detail::GroupKernels& k = group_kernels();
-  const auto encode             = k.encode[bits == 8][rounding == Rounding::STOCHASTIC];
-  const float qmax              = static_cast<float>(max_code(bits));
   for (std::size_t g0 = 0, g = 0; g0 < n; g0 += group, ++g) {
     const std::size_t m = std::min(n - g0, group);
-    const float absmax  = k.absmax(x + g0, m);
-    scales[g]           = absmax / qmax; // SDP4Bit §7.1: the stored scale is max|x| / qmax
     // g0 is even at 4 bits (group is even), so the group's codes start on a byte.
-    encode(x + g0, m, detail::group_inverse(absmax, qmax), qmax, seed, first_index + g0,
-           codes + g0 * static_cast<std::size_t>(bits) / 8);
+    detail::encode_group_known_max(x + g0, m, k.absmax(x + g0, m), bits, rounding, seed, first_index + g0,
+                                   codes + g0 * static_cast<std::size_t>(bits) / 8, scales + g);
   }
 }
+
+namespace detail {
+void encode_group_known_max(const float* x, std::size_t m, float absmax, int bits, Rounding rounding,
+                            std::uint64_t seed, std::uint64_t first, std::uint8_t* codes, float* scale)
+{
+  const float qmax = static_cast<float>(max_code(bits));
+  *scale           = absmax / qmax; // SDP4Bit §7.1: the stored scale is max|x| / qmax
+  group_kernels().encode[bits == 8][rounding == Rounding::STOCHASTIC](x, m, group_inverse(absmax, qmax), qmax, seed,
+                                                                      first, codes);
+}
+} // namespace detail
 
 void dequantize_groups_packed(const std::uint8_t* codes, const float* scales, std::size_t n, int bits,
                               std::size_t group, float* out)

@@ -15,13 +15,13 @@ namespace ccsim::numerics::detail {
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 namespace {
-/// Top 24 bits of the draws of 8 lanes whose index·GOLDEN products are `ig`.
-CCSIM_TARGET_AVX512 inline __m512i draw24(__m512i seed, __m512i ig)
+/// The draws of 8 lanes whose index·GOLDEN products are `ig`, before the shift to their top 24 bits (bits 0..32 differ
+/// from splitmix64's by its last z ^= z >> 31, which the draw never reads: GroupQuantizerPaths.hpp).
+CCSIM_TARGET_AVX512 inline __m512i draw64(__m512i seed, __m512i ig)
 {
   __m512i z = _mm512_add_epi64(_mm512_xor_si512(seed, ig), _mm512_set1_epi64(static_cast<long long>(GOLDEN)));
   z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), _mm512_set1_epi64(static_cast<long long>(MIX1)));
-  z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), _mm512_set1_epi64(static_cast<long long>(MIX2)));
-  return _mm512_srli_epi64(z, 40);
+  return _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), _mm512_set1_epi64(static_cast<long long>(MIX2)));
 }
 
 /// max|x| of m values: max_ps(a, acc) keeps acc when a is NaN, as the scalar `acc < a ? a : acc`.
@@ -46,8 +46,9 @@ CCSIM_TARGET_AVX512 inline __m512i codes16(const float* x, __m512 inv, __m512 qm
   __m512 c;
   if constexpr (STOCHASTIC) {
     const __m512 one    = _mm512_set1_ps(1.0f);
-    const __m512i even  = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    const __m512i d     = _mm512_permutex2var_epi32(draw24(seed, ig0), even, draw24(seed, ig1));
+    // z >> 40 is the high dword of z shifted by 8: one permute gathers the 16 high dwords, one shift does all 16.
+    const __m512i odd   = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const __m512i d     = _mm512_srli_epi32(_mm512_permutex2var_epi32(draw64(seed, ig0), odd, draw64(seed, ig1)), 8);
     const __m512 u      = _mm512_mul_ps(_mm512_cvtepi32_ps(d), _mm512_set1_ps(1.0f / 16777216.0f));
     const __m512 t      = _mm512_cvtepi32_ps(_mm512_cvttps_epi32(v));                      // floor_small
     const __m512 lower  = _mm512_mask_sub_ps(t, _mm512_cmp_ps_mask(t, v, _CMP_GT_OQ), t, one);
@@ -74,6 +75,30 @@ CCSIM_TARGET_AVX512 void encode_group(const float* x, std::size_t m, float inv, 
   __m512i ig0         = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(first * GOLDEN)), lanes);
   __m512i ig1         = _mm512_add_epi64(ig0, eight);
   std::size_t i       = 0;
+  if constexpr (BITS == 4) {
+    // 32 codes per step, packed together: two permutes put the even-indexed codes in one register and the odd ones in
+    // another (element order), then one bit select takes bits 4..7 from (even << 4) and bits 0..3 from the odd code,
+    // and the down-convert keeps each dword's low byte: byte k = (c_2k << 4) | (c_2k+1 & 0xF), as below.
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd  = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    for (; i + 32 <= m; i += 32) {
+      const __m512i q0 = codes16<STOCHASTIC>(x + i, vinv, vq, vnq, vseed, ig0, ig1);
+      if constexpr (STOCHASTIC) {
+        ig0 = _mm512_add_epi64(ig0, step);
+        ig1 = _mm512_add_epi64(ig1, step);
+      }
+      const __m512i q1 = codes16<STOCHASTIC>(x + i + 16, vinv, vq, vnq, vseed, ig0, ig1);
+      if constexpr (STOCHASTIC) {
+        ig0 = _mm512_add_epi64(ig0, step);
+        ig1 = _mm512_add_epi64(ig1, step);
+      }
+      // 0xE4: the first operand's bits where the third is set, the second's elsewhere (a bit select).
+      const __m512i byte = _mm512_ternarylogic_epi32(_mm512_slli_epi32(_mm512_permutex2var_epi32(q0, even, q1), 4),
+                                                     _mm512_permutex2var_epi32(q0, odd, q1),
+                                                     _mm512_set1_epi32(0xF0), 0xE4);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(codes + i / 2), _mm512_cvtepi32_epi8(byte));
+    }
+  }
   for (; i + 16 <= m; i += 16) {
     const __m512i q = codes16<STOCHASTIC>(x + i, vinv, vq, vnq, vseed, ig0, ig1);
     if constexpr (BITS == 8) {

@@ -65,6 +65,12 @@ struct GroupKernels {
                        std::uint8_t* codes);
 };
 
+/// quantize_groups_packed's step for one group whose max|x| is already known: its scale (max|x| / qmax) and its codes,
+/// on the path simd_level() chooses. The fused Hadamard transform takes the maximum from its own registers instead of
+/// reading the group again (numerics/Hadamard.cpp).
+void encode_group_known_max(const float* x, std::size_t m, float absmax, int bits, Rounding rounding,
+                            std::uint64_t seed, std::uint64_t first, std::uint8_t* codes, float* scale);
+
 #if CCSIM_HAVE_X86_SIMD
 /// The vector paths' kernels, used only when simd_level() says the CPU has them.
 extern const GroupKernels AVX2_GROUP_KERNELS;

@@ -2,6 +2,7 @@
 // cache-sized, group-aligned slices so the data crosses memory once.
 #include "numerics/Hadamard.hpp"
 
+#include "numerics/GroupQuantizerPaths.hpp"
 #include "numerics/HadamardBlock.hpp"
 #include "numerics/ParallelFor.hpp"
 
@@ -71,23 +72,64 @@ CCSIM_TARGET_AVX512 inline __m512 stage_sign(__mmask16 set)
   return _mm512_mask_blend_ps(set, _mm512_set1_ps(1.0f), _mm512_set1_ps(-1.0f));
 }
 
+/// The stage signs of h = 1, 2, 4, 8 and the norm, built once per call.
+struct Block32Constants {
+  __m512 norm, s1, s2, s4, s8;
+};
+
+CCSIM_TARGET_AVX512 inline Block32Constants block32_constants()
+{
+  return {_mm512_set1_ps(0.17677669529663687f), stage_sign(0xAAAA), stage_sign(0xCCCC), stage_sign(0xF0F0),
+          stage_sign(0xFF00)};
+}
+
+/// One normalised block of 32 at `in`: values 0-15 in lo, 16-31 in hi.
+CCSIM_TARGET_AVX512 inline void block32_avx512(const float* in, const Block32Constants& c, __m512& lo, __m512& hi)
+{
+  __m512 r[2];
+  for (int k = 0; k < 2; ++k) {
+    __m512 v = _mm512_loadu_ps(in + 16 * k);
+    v        = stage16(v, _mm512_permute_ps(v, 0xB1), c.s1);          // h = 1
+    v        = stage16(v, _mm512_permute_ps(v, 0x4E), c.s2);          // h = 2
+    v        = stage16(v, _mm512_shuffle_f32x4(v, v, 0xB1), c.s4);    // h = 4: swap 128-bit quarters pairwise
+    v        = stage16(v, _mm512_shuffle_f32x4(v, v, 0x4E), c.s8);    // h = 8: swap 256-bit halves
+    r[k]     = v;
+  }
+  // h = 16: registers (0, 1).
+  lo = _mm512_mul_ps(_mm512_add_ps(r[0], r[1]), c.norm);
+  hi = _mm512_mul_ps(_mm512_sub_ps(r[0], r[1]), c.norm);
+}
+
 CCSIM_TARGET_AVX512 void hadamard32_avx512(const float* in, float* x, std::size_t n)
 {
-  const __m512 norm = _mm512_set1_ps(0.17677669529663687f);
-  const __m512 s1 = stage_sign(0xAAAA), s2 = stage_sign(0xCCCC), s4 = stage_sign(0xF0F0), s8 = stage_sign(0xFF00);
+  const Block32Constants c = block32_constants();
   for (std::size_t b = 0; b < n; b += 32) {
-    __m512 r[2];
-    for (int k = 0; k < 2; ++k) {
-      __m512 v = _mm512_loadu_ps(in + b + 16 * k);
-      v        = stage16(v, _mm512_permute_ps(v, 0xB1), s1);          // h = 1
-      v        = stage16(v, _mm512_permute_ps(v, 0x4E), s2);          // h = 2
-      v        = stage16(v, _mm512_shuffle_f32x4(v, v, 0xB1), s4);    // h = 4: swap 128-bit quarters pairwise
-      v        = stage16(v, _mm512_shuffle_f32x4(v, v, 0x4E), s8);    // h = 8: swap 256-bit halves
-      r[k]     = v;
+    __m512 lo, hi;
+    block32_avx512(in + b, c, lo, hi);
+    _mm512_storeu_ps(x + b, lo);
+    _mm512_storeu_ps(x + b + 16, hi);
+  }
+}
+
+/// hadamard32_avx512 of whole groups (n and group multiples of 32), and each group's max|value| taken from the
+/// registers as they are stored, so the quantizer need not read the group again. The same result as the group
+/// quantizer's absmax: max is exact, so the order of the comparisons does not matter, and max_ps keeps its second
+/// operand (the running maximum, never NaN) when |value| is NaN, as `acc < |x| ? |x| : acc` skips a NaN.
+CCSIM_TARGET_AVX512 void hadamard32_absmax_avx512(const float* in, float* x, std::size_t n, std::size_t group,
+                                                  float* absmax)
+{
+  const Block32Constants c = block32_constants();
+  for (std::size_t g0 = 0, g = 0; g0 < n; g0 += group, ++g) {
+    __m512 acc = _mm512_setzero_ps();
+    for (std::size_t b = g0; b < std::min(n, g0 + group); b += 32) {
+      __m512 lo, hi;
+      block32_avx512(in + b, c, lo, hi);
+      _mm512_storeu_ps(x + b, lo);
+      _mm512_storeu_ps(x + b + 16, hi);
+      acc = _mm512_max_ps(_mm512_abs_ps(lo), acc);
+      acc = _mm512_max_ps(_mm512_abs_ps(hi), acc);
     }
-    // h = 16: registers (0, 1).
-    _mm512_storeu_ps(x + b, _mm512_mul_ps(_mm512_add_ps(r[0], r[1]), norm));
-    _mm512_storeu_ps(x + b + 16, _mm512_mul_ps(_mm512_sub_ps(r[0], r[1]), norm));
+    absmax[g] = _mm512_reduce_max_ps(acc);
   }
 }
 #if defined(__GNUC__) && !defined(__clang__)
@@ -138,6 +180,22 @@ void hadamard32_quantize_packed(const float* x, std::size_t n, int bits, std::si
     });
   const std::size_t slice = slice_numel(group);
   std::vector<float> scratch(std::min(n, slice));
+#if CCSIM_HAVE_X86_SIMD
+  if (simd_level() == SimdLevel::AVX512) {
+    // The group maxima come with the transform (hadamard32_absmax_avx512); the codes are the same bits.
+    std::vector<float> maxima(slice / group);
+    for (std::size_t s0 = 0; s0 < n; s0 += slice) {
+      const std::size_t m = std::min(n - s0, slice);
+      hadamard32_absmax_avx512(x + s0, scratch.data(), m, group, maxima.data());
+      for (std::size_t g0 = 0; g0 < m; g0 += group)
+        detail::encode_group_known_max(scratch.data() + g0, std::min(m - g0, group), maxima[g0 / group], bits,
+                                       rounding, seed, first_index + s0 + g0,
+                                       codes + (s0 + g0) * static_cast<std::size_t>(bits) / 8,
+                                       scales + (s0 + g0) / group);
+    }
+    return;
+  }
+#endif
   for (std::size_t s0 = 0; s0 < n; s0 += slice) {
     const std::size_t m = std::min(n - s0, slice);
     hadamard32_into(x + s0, scratch.data(), m);

@@ -86,9 +86,11 @@ TEST_CASE("SimdParity: packed group quantization is byte-identical to the scalar
 {
   LevelGuard guard;
   const auto x = awkward_vector(20000, 11);
-  // (n, group): odd tails, a group that is not a multiple of the vector width, a group larger than the slice.
-  const std::pair<std::size_t, std::size_t> shapes[] = {{1, 128}, {15, 8},   {17, 16},    {1001, 128},
-                                                        {4097, 130}, {8192, 6}, {19999, 4096}, {20000, 2}};
+  // (n, group): odd tails, a group that is not a multiple of the vector width, a group larger than the slice, and
+  // groups whose 32-code steps (4 bits, AVX-512) leave 16 (48) or 16 + 8 (56) codes to the narrower loops.
+  const std::pair<std::size_t, std::size_t> shapes[] = {{1, 128},     {15, 8},   {17, 16},      {1001, 128},
+                                                        {4097, 130},  {8192, 6}, {19999, 4096}, {20000, 2},
+                                                        {3000, 48},   {2000, 56}};
   for (SimdLevel level : vector_levels())
     for (auto [n, group] : shapes)
       for (int bits : {4, 8})
@@ -113,21 +115,27 @@ TEST_CASE("SimdParity: fused Hadamard quantization and its inverse are bit-ident
     if (!std::isfinite(v))
       v = 1.5f;
   const std::size_t n = x.size();
-  for (SimdLevel level : vector_levels()) {
-    Packed want, got;
-    std::vector<float> back_want(n), back_got(n);
-    for (SimdLevel l : {SimdLevel::SCALAR, level}) {
-      set_simd_level(l);
-      Packed& p = l == SimdLevel::SCALAR ? want : got;
-      p         = Packed{std::vector<std::uint8_t>(n / 2), std::vector<float>((n + 127) / 128)};
-      hadamard32_quantize_packed(x.data(), n, 4, 128, Rounding::STOCHASTIC, 5, p.codes.data(), p.scales.data());
-      dequantize_hadamard32_packed(p.codes.data(), p.scales.data(), n, 4, 128,
-                                   (l == SimdLevel::SCALAR ? back_want : back_got).data());
-    }
-    INFO(to_string(level));
-    CHECK(got == want);
-    CHECK(std::memcmp(back_got.data(), back_want.data(), 4 * n) == 0);
-  }
+  // Groups below, at and above the 512-value slice (AVX-512 takes each group's maximum from the transform's
+  // registers, slice by slice), both code widths and both roundings; n leaves a partial last group.
+  for (std::size_t group : {32, 64, 128, 256, 1024})
+    for (int bits : {4, 8})
+      for (Rounding rounding : {Rounding::STOCHASTIC, Rounding::NEAREST})
+        for (SimdLevel level : vector_levels()) {
+          Packed want, got;
+          std::vector<float> back_want(n), back_got(n);
+          for (SimdLevel l : {SimdLevel::SCALAR, level}) {
+            set_simd_level(l);
+            Packed& p = l == SimdLevel::SCALAR ? want : got;
+            p = Packed{std::vector<std::uint8_t>(n * bits / 8), std::vector<float>((n + group - 1) / group)};
+            hadamard32_quantize_packed(x.data(), n, bits, group, rounding, 5, p.codes.data(), p.scales.data());
+            dequantize_hadamard32_packed(p.codes.data(), p.scales.data(), n, bits, group,
+                                         (l == SimdLevel::SCALAR ? back_want : back_got).data());
+          }
+          INFO(to_string(level) << " group " << group << " bits " << bits << " stochastic "
+                                << (rounding == Rounding::STOCHASTIC));
+          CHECK(got == want);
+          CHECK(std::memcmp(back_got.data(), back_want.data(), 4 * n) == 0);
+        }
 }
 
 TEST_CASE("SimdParity: 1-bit compression with error feedback is bit-identical to the scalar path", "[numerics]")
