@@ -85,6 +85,7 @@ inline constexpr Range kTcpWindowBytes{1024, 1073741824.0};
 inline constexpr Range kSms{1, 100000};                // streaming multiprocessors (B200: 148)
 inline constexpr Range kTileDim{8, 1024};              // a GEMM output tile's rows or columns
 inline constexpr Range kTileCount{1, 64};              // candidate tiles per GPU
+inline constexpr Range kFrameworkEfficiency{0.25, 4}; // a stack's kernel rate over Megatron-LM's (gpu.compute)
 inline constexpr Range kTileOverheadUs{0, 1000};       // a tile's fixed cost (prologue, epilogue), microseconds
 inline constexpr Range kL2Gbps{1, 1e6};                // GB/s of aggregate L2 read bandwidth
 inline constexpr Range kLaunchUs{0, 1e4};              // microseconds each kernel adds

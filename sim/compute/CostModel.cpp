@@ -3,6 +3,8 @@
 // papers' presets were calibrated with one).
 #include "sim/compute/CostModel.hpp"
 
+#include "io/InputError.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,6 +12,23 @@
 namespace ccsim::sim {
 
 namespace {
+/// The rate the workload's training stack runs its kernels at, as a share of Megatron-LM's, on which the per-operator
+/// constants were fitted: 1 for Megatron-LM, else the GPU's gpu.compute.framework_efficiency for the stack (one line
+/// naming the topology's file where the GPU has none).
+double framework_efficiency(const Topology& topo, const Workload& workload)
+{
+  if (workload.framework == REFERENCE_FRAMEWORK)
+    return 1;
+  const auto& factors = topo.gpu.compute->framework_efficiency;
+  const auto it       = factors.find(workload.framework);
+  if (it == factors.end())
+    throw io::InputError(topo.path.empty() ? topo.name : topo.path, "/gpu/compute/framework_efficiency",
+                         fmt::format("has no entry for {} (workload {}'s defaults.framework): its kernels' rate on "
+                                     "this GPU is known for Megatron-LM only",
+                                     workload.framework, workload.name));
+  return it->second;
+}
+
 /// The share of a micro-batch's forward FLOPs that recomputation runs again: all of it (full), the attention core of
 /// every layer (selective, Korthikanti §5), none. Used where time is FLOPs over a rate.
 double recompute_share(const Workload& workload, const ComputeSplit& split, int layers)
@@ -114,21 +133,26 @@ ComputeTimes compute_times(const Topology& topo, const Workload& workload, const
   const ModelCompute model           = model_compute(arch, split, shape.pp, topo.gpu);
   const double scale = workload.architecture ? 1 : workload.flops_per_sample_at(seq) / flops_per_sample(arch, seq);
   const StageCost& stage = model.slowest;
+  // A stack other than Megatron-LM runs every kernel of the micro-batch at its share of the rate; the operators'
+  // breakdown (t.operators) stays the kernels as the constants price them.
+  const double stack = 1 / framework_efficiency(topo, workload);
   ComputeTimes t;
-  t.forward_s   = stage.forward_s * scale;
-  t.backward_s  = stage.backward_s * scale;
-  t.recompute_s = stage.recompute_s * scale;
+  t.forward_s   = stage.forward_s * scale * stack;
+  t.backward_s  = stage.backward_s * scale * stack;
+  t.recompute_s = stage.recompute_s * scale * stack;
   for (const PricedOp& op : model.layer.ops)
     if (op.op.kind == OpKind::ATTENTION && op.op.pass != Pass::RECOMPUTE)
-      (op.op.pass == Pass::FORWARD ? t.attention_forward_s : t.attention_backward_s) += op.cost.seconds * scale;
+      (op.op.pass == Pass::FORWARD ? t.attention_forward_s : t.attention_backward_s) += op.cost.seconds * scale * stack;
   t.precision   = split.precision;
-  t.source      = fmt::format("operators: {} GEMMs, stage {} of {} ({} layers{}{}), recompute {}{}", to_string(split.precision),
+  t.source      = fmt::format("operators: {} GEMMs, stage {} of {} ({} layers{}{}), recompute {}{}{}", to_string(split.precision),
                               stage.stage + 1, shape.pp, stage.layers, stage.stage == 0 ? ", embedding" : "",
                               stage.stage == shape.pp - 1 ? ", output layer" : "", to_string(split.recompute),
                               workload.architecture ? ""
                                                     : fmt::format(", as GPT layers of the workload's sizes x {:.3g} "
                                                                   "(its FLOPs over theirs)",
-                                                                  scale));
+                                                                  scale),
+                              stack == 1 ? "" : fmt::format(", at {:.4g} of the rate for {} (gpu.compute.framework_efficiency)",
+                                                            1 / stack, workload.framework));
   t.operators = model;
   return t;
 }

@@ -3,6 +3,14 @@
 
 namespace ccsim::sim {
 
+const std::vector<std::string>& known_frameworks()
+{
+  // megatron-deepspeed: Megatron-DeepSpeed with DeepSpeed's pipeline engine, as MT-NLG (Smith et al. 2022) and BLOOM
+  // (bigscience tr11) ran it.
+  static const std::vector<std::string> names{REFERENCE_FRAMEWORK, "megatron-deepspeed"};
+  return names;
+}
+
 std::string to_string(Precision p)
 {
   switch (p) {

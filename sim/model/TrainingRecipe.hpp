@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ccsim::sim {
 
@@ -19,6 +20,12 @@ enum class Recompute {
   SELECTIVE, // the attention core only (QK^T, softmax, its dropout, attention over V): Korthikanti §5
   FULL,      // the whole layer from its input (Chen et al. 2016; Megatron's --recompute-granularity full)
 };
+
+/// The training stacks a workload may name (defaults.framework). The per-operator model's constants were fitted on
+/// Megatron-LM's runs (Korthikanti et al. 2022), so its efficiency is 1 by definition; another stack's is a constant
+/// of the GPU's compute block (gpu.compute.framework_efficiency).
+inline constexpr const char* REFERENCE_FRAMEWORK = "megatron-lm";
+const std::vector<std::string>& known_frameworks();
 
 std::string to_string(Precision p);
 std::string to_string(Recompute r);

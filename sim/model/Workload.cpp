@@ -94,6 +94,9 @@ void read_architecture_defaults(const io::JsonObject& root, const std::optional<
   w.recompute = *parse_recompute(d->choice_or("recompute", {"none", "selective", "full"}, "none"));
   if (w.recompute == Recompute::SELECTIVE && !arch)
     d->fail_at("recompute", "selective recomputation needs an architecture block (the attention core it reruns)");
+  w.framework = d->choice_or("framework", known_frameworks(), REFERENCE_FRAMEWORK);
+  if (w.tp_overlap && w.framework != REFERENCE_FRAMEWORK)
+    d->fail_at("tp_overlap", fmt::format("is Megatron-Core's --tp-comm-overlap, which {} does not run", w.framework));
 }
 } // namespace
 
@@ -178,7 +181,7 @@ Workload workload_from_json(const nlohmann::json& doc, const std::string& path)
   }
   if (const auto d = root.object_if("defaults")) {
     d->allow_only({"global_batch", "micro_batch", "tp", "pp", "vpp", "cp", "micro_batches", "grad_accumulation", "ep",
-                   "sequence_parallel", "tp_overlap", "precision", "recompute", "zero"});
+                   "sequence_parallel", "tp_overlap", "precision", "recompute", "zero", "framework"});
     w.global_batch  = static_cast<std::uint64_t>(d->integer_in_or("global_batch", io::range::kBatch, 0));
     w.grad_accumulation = static_cast<int>(d->integer_in_or("grad_accumulation", io::range::kMicroBatches, 0));
     w.micro_batch   = static_cast<std::uint64_t>(d->integer_in_or("micro_batch", io::range::kBatch, 0));

@@ -72,6 +72,9 @@ struct Workload {
   /// defaults.recompute: what the training recipe recomputes in backward (selective: architecture only). A run that
   /// fits the GPUs' memory only with recomputation gets full recomputation whatever this says.
   Recompute recompute = Recompute::NONE;
+  /// defaults.framework: the training stack (known_frameworks()); the per-operator model charges its
+  /// gpu.compute.framework_efficiency.
+  std::string framework = REFERENCE_FRAMEWORK;
   /// "overlap": what the workload's training system overlaps with compute (docs/overlap.md); absent: nothing.
   OverlapSettings overlap;
   std::string overlap_source;      // overlap.source: the paper section or recipe it comes from

@@ -36,6 +36,11 @@ struct GpuCompute {
   double flash_forward_efficiency  = 0;  // FlashAttention forward: share of the format's peak
   double flash_backward_efficiency = 0;  // its backward (five GEMMs for the forward's two)
   double memory_efficiency    = 0;       // share of gpu.memory_gbps element-wise kernels stream at
+  /// framework_efficiency: the rate a training stack runs a micro-batch's kernels at, as a share of what these
+  /// constants give (they were fitted on Megatron-LM, whose share is 1 by definition), by the stack's name
+  /// (Workload::framework).
+  std::map<std::string, double> framework_efficiency;
+  std::string framework_efficiency_source;
   std::string source;
 
   /// The format's rate, or nullptr when the tensor cores do not run it (FP8 before Hopper, BF16 on V100).

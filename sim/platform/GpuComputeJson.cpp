@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace ccsim::sim {
 
 namespace {
@@ -30,7 +32,7 @@ std::map<Precision, double> per_precision(const io::JsonObject& o, const io::Ran
 GpuCompute gpu_compute_from_json(const io::JsonObject& block)
 {
   block.allow_only({"sms", "tensor_tflops", "gemm_efficiency", "tiles", "tile_overhead_us", "l2_gbps", "launch_us",
-                    "flash_attention", "memory_efficiency"});
+                    "flash_attention", "memory_efficiency", "framework_efficiency"});
   namespace range = io::range;
   GpuCompute c;
   c.sms                = static_cast<int>(block.integer_in("sms", range::kSms));
@@ -64,6 +66,20 @@ GpuCompute gpu_compute_from_json(const io::JsonObject& block)
   c.flash_forward_efficiency  = flash.number_in("forward", range::kFraction);
   c.flash_backward_efficiency = flash.number_in("backward", range::kFraction);
   c.memory_efficiency         = block.number_in("memory_efficiency", range::kFraction);
+  if (block.has("framework_efficiency")) {
+    const auto f = block.object("framework_efficiency");
+    for (const auto& [key, value] : f.raw().items()) {
+      if (io::is_note_key(key))
+        continue;
+      if (key == REFERENCE_FRAMEWORK)
+        f.fail_at(key, fmt::format("is the stack these constants were fitted on: its share is 1 by definition"));
+      const auto& names = known_frameworks();
+      if (std::find(names.begin(), names.end(), key) == names.end())
+        f.fail_at(key, fmt::format("not a training stack ccsim knows: use {}", names.back()));
+      c.framework_efficiency[key] = f.number_in(key, range::kFrameworkEfficiency);
+    }
+    c.framework_efficiency_source = f.string_or("source", "");
+  }
   c.source                    = block.string_or("source", "");
   return c;
 }
