@@ -91,6 +91,8 @@ nlohmann::json resolved_request(const SimulateRequest& r)
     doc["tp_overlap"] = *r.tp_overlap;
   if (r.cp)
     doc["cp"] = *r.cp;
+  if (r.framework)
+    doc["framework"] = *r.framework;
   return doc;
 }
 

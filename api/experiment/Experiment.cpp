@@ -4,6 +4,7 @@
 #include "api/run/Metrics.hpp"
 #include "io/JsonInput.hpp"
 #include "io/Presets.hpp"
+#include "sim/model/TrainingRecipe.hpp"
 
 #include <fmt/format.h>
 
@@ -22,7 +23,7 @@ const std::vector<std::string> CONFIG_KEYS = {"topology", "workload", "algorithm
                                               "micro_batch", "tp",     "pp",             "bandwidth_gbps",
                                               "latency_us",  "network_model", "fidelity", "params",
                                               "straggler_cv", "straggler_seed", "vpp", "recompute",
-                                              "memory_headroom_gb", "zero", "tp_overlap", "cp"};
+                                              "memory_headroom_gb", "zero", "tp_overlap", "cp", "framework"};
 
 /// A topology or workload given as a relative path is a file beside the experiment: resolved against `base_dir` (the
 /// experiment file's folder; none for a document held in memory, whose paths resolve against the working directory).
@@ -81,6 +82,9 @@ void apply_key(const io::JsonObject& obj, const std::string& key, SimulateReques
   } else if (key == "zero") {
     req.zero  = static_cast<int>(obj.integer_in(key, io::range::kZeroStage));
     axes[key] = *req.zero;
+  } else if (key == "framework") {
+    req.framework = obj.choice(key, sim::known_frameworks());
+    axes[key]     = *req.framework;
   } else if (key == "tp_overlap") {
     req.tp_overlap = obj.boolean(key);
     axes[key]      = *req.tp_overlap;

@@ -7,6 +7,7 @@
 #include "api/run/SimulateRequest.hpp"
 
 #include "io/Limits.hpp"
+#include "sim/model/TrainingRecipe.hpp"
 
 #include <string>
 #include <vector>
@@ -81,6 +82,13 @@ std::vector<typename OptionTable<Target>::Line> shape_lines(bool parallelism, Pa
                        .value("on|off")
                        .bare("on"),
                    into(path..., &SimulateRequest::tp_overlap)});
+  // The training stack (sim/model/TrainingRecipe.hpp): its kernels run at the GPU's gpu.compute.framework_efficiency.
+  lines.push_back({choice_option("framework", sim::known_frameworks(),
+                                 "training stack: megatron-lm, or megatron-deepspeed (DeepSpeed's pipeline engine, its "
+                                 "kernels at the GPU's gpu.compute.framework_efficiency share of the model's rate); "
+                                 "default: the workload's")
+                       .value("STACK"),
+                   into(path..., &SimulateRequest::framework)});
   return lines;
 }
 

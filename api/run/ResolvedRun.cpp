@@ -9,6 +9,7 @@
 #include "io/JsonInput.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -549,6 +550,31 @@ void check_precision(ResolvedRun& r)
   }
 }
 
+/// The training stack: --framework over the workload's defaults.framework. Where compute is priced per operator, a
+/// stack other than Megatron-LM needs its share of the rate in the GPU's compute block (gpu.compute.framework_efficiency).
+void resolve_framework(const SimulateRequest& req, ResolvedRun& r)
+{
+  sim::Workload& work = r.work;
+  if (req.framework) {
+    const auto& names = sim::known_frameworks();
+    if (std::find(names.begin(), names.end(), *req.framework) == names.end())
+      throw io::InputError("--framework", "", fmt::format("{} is not one of: {}", io::echo(*req.framework),
+                                                          fmt::join(names, ", ")));
+    work.framework = *req.framework;
+  }
+  if (work.framework == sim::REFERENCE_FRAMEWORK)
+    return;
+  if (work.tp_overlap && !req.tp_overlap)
+    throw io::InputError("--framework", "", fmt::format("{}: workload {} sets defaults.tp_overlap, Megatron-Core's "
+                                                        "--tp-comm-overlap, which {} does not run: add --tp-overlap off",
+                                                        work.framework, work.name, work.framework));
+  if (sim::priced_per_operator(r.topo, work, r.shape) && !r.topo.gpu.compute->framework_efficiency.count(work.framework))
+    throw io::InputError(r.topo.path.empty() ? r.topo.name : r.topo.path, "/gpu/compute/framework_efficiency",
+                         fmt::format("has no entry for {}, the run's training stack: its kernels' rate on this GPU "
+                                     "is known for Megatron-LM only",
+                                     work.framework));
+}
+
 /// Megatron-Core's tensor-parallel communication overlap: --tp-overlap on|off as given, else the workload's
 /// defaults.tp_overlap where it applies (tp > 1). Asked for, it needs what Megatron and ccsim's model of it need: tp > 1
 /// and sequence parallelism (Megatron asserts both: megatron/training/arguments.py), a dense layer, and GEMM times
@@ -559,12 +585,16 @@ void resolve_tp_overlap(const SimulateRequest& req, ResolvedRun& r)
   const sim::Workload& work = r.work;
   sim::StepShape& s         = r.shape;
   if (!req.tp_overlap) {
-    s.tp_overlap = work.tp_overlap && s.tp > 1 && sim::priced_per_operator(r.topo, work, s);
+    s.tp_overlap = work.tp_overlap && work.framework == sim::REFERENCE_FRAMEWORK && s.tp > 1 &&
+                   sim::priced_per_operator(r.topo, work, s);
     return;
   }
   s.tp_overlap = *req.tp_overlap;
   if (!s.tp_overlap)
     return;
+  if (work.framework != sim::REFERENCE_FRAMEWORK)
+    throw io::InputError("--tp-overlap", "", fmt::format("is Megatron-Core's --tp-comm-overlap, which {} does not run",
+                                                         work.framework));
   if (s.tp < 2)
     throw io::InputError("--tp-overlap", "", fmt::format("overlaps tensor-parallel communication: give --tp >= 2 (the "
                                                          "run has tp {})", s.tp));
@@ -640,6 +670,7 @@ ResolvedRun resolve_run(const SimulateRequest& req, InputCache* cache)
   resolve_zero(req, r);
   check_memory(req, r);
   check_precision(r);
+  resolve_framework(req, r);
   resolve_tp_overlap(req, r);
   // The plan once the shape is whole: recomputation and sequence parallelism change the tensor-parallel traffic.
   plan_step(req, r);

@@ -63,6 +63,8 @@ struct SimulateRequest {
   /// --recompute none|selective|full (the bare flag: full); unset: the workload's defaults.recompute, and full where
   /// the run fits only with it. An explicit none refuses a run that fits only with recomputation.
   std::optional<std::string> recompute;
+  /// --framework megatron-lm|megatron-deepspeed: the training stack; unset: the workload's defaults.framework.
+  std::optional<std::string> framework;
   /// --memory-headroom-gb: GB per GPU kept from the model (CUDA context, allocator fragmentation); unset: the
   /// topology's gpu.memory_headroom_gb.
   std::optional<double> memory_headroom_gb;

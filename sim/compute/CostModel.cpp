@@ -23,9 +23,9 @@ double framework_efficiency(const Topology& topo, const Workload& workload)
   const auto it       = factors.find(workload.framework);
   if (it == factors.end())
     throw io::InputError(topo.path.empty() ? topo.name : topo.path, "/gpu/compute/framework_efficiency",
-                         fmt::format("has no entry for {} (workload {}'s defaults.framework): its kernels' rate on "
-                                     "this GPU is known for Megatron-LM only",
-                                     workload.framework, workload.name));
+                         fmt::format("has no entry for {}, the run's training stack: its kernels' rate on this GPU "
+                                     "is known for Megatron-LM only",
+                                     workload.framework));
   return it->second;
 }
 
