@@ -70,4 +70,21 @@ TEST_CASE("Framework: what cannot run the stack is one line, exit 2", "[cli]")
   CHECK(overlap.exit_code == 2);
   CHECK(overlap.err == "ccsim: --tp-overlap: is Megatron-Core's --tp-comm-overlap, which megatron-deepspeed does not "
                        "run\n");
+  // A workload whose recipe overlaps (defaults.tp_overlap) run as DeepSpeed: refused, not dropped in silence.
+  std::ifstream in(kLarge + "gpt-22b-selective.json");
+  auto work                        = nlohmann::json::parse(in);
+  work["defaults"]["tp_overlap"]   = true;
+  const std::string path           = (ccsim::test::temp_dir() / "framework-overlap.json").string();
+  {
+    std::ofstream out(path);
+    out << work.dump();
+  }
+  const std::string own = "simulate --topology a100x8-ib200x8 --algorithm megatron-dp --gpus 8 --workload " + path;
+  REQUIRE(run_ccsim(own).exit_code == 0);
+  const auto recipe = run_ccsim(own + " --framework megatron-deepspeed");
+  CHECK(recipe.exit_code == 2);
+  CHECK(line_count(recipe.err) == 1);
+  CHECK(recipe.err.find("--framework: megatron-deepspeed: workload framework-overlap sets defaults.tp_overlap") !=
+        std::string::npos);
+  CHECK(run_ccsim(own + " --framework megatron-deepspeed --tp-overlap off").exit_code == 0);
 }
