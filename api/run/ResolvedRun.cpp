@@ -556,10 +556,9 @@ void resolve_framework(const SimulateRequest& req, ResolvedRun& r)
 {
   sim::Workload& work = r.work;
   if (req.framework) {
-    const auto& names = sim::known_frameworks();
-    if (std::find(names.begin(), names.end(), *req.framework) == names.end())
+    if (!sim::is_known_framework(*req.framework))
       throw io::InputError("--framework", "", fmt::format("{} is not one of: {}", io::echo(*req.framework),
-                                                          fmt::join(names, ", ")));
+                                                          fmt::join(sim::known_frameworks(), ", ")));
     work.framework = *req.framework;
   }
   if (work.framework == sim::REFERENCE_FRAMEWORK)
@@ -568,11 +567,8 @@ void resolve_framework(const SimulateRequest& req, ResolvedRun& r)
     throw io::InputError("--framework", "", fmt::format("{}: workload {} sets defaults.tp_overlap, Megatron-Core's "
                                                         "--tp-comm-overlap, which {} does not run: add --tp-overlap off",
                                                         work.framework, work.name, work.framework));
-  if (sim::priced_per_operator(r.topo, work, r.shape) && !r.topo.gpu.compute->framework_efficiency.count(work.framework))
-    throw io::InputError(r.topo.path.empty() ? r.topo.name : r.topo.path, "/gpu/compute/framework_efficiency",
-                         fmt::format("has no entry for {}, the run's training stack: its kernels' rate on this GPU "
-                                     "is known for Megatron-LM only",
-                                     work.framework));
+  if (sim::priced_per_operator(r.topo, work, r.shape))
+    (void)sim::framework_efficiency(r.topo, work); // refused here, before the run, where the GPU has no share
 }
 
 /// Megatron-Core's tensor-parallel communication overlap: --tp-overlap on|off as given, else the workload's
@@ -585,8 +581,7 @@ void resolve_tp_overlap(const SimulateRequest& req, ResolvedRun& r)
   const sim::Workload& work = r.work;
   sim::StepShape& s         = r.shape;
   if (!req.tp_overlap) {
-    s.tp_overlap = work.tp_overlap && work.framework == sim::REFERENCE_FRAMEWORK && s.tp > 1 &&
-                   sim::priced_per_operator(r.topo, work, s);
+    s.tp_overlap = work.tp_overlap && s.tp > 1 && sim::priced_per_operator(r.topo, work, s);
     return;
   }
   s.tp_overlap = *req.tp_overlap;

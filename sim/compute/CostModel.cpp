@@ -12,23 +12,6 @@
 namespace ccsim::sim {
 
 namespace {
-/// The rate the workload's training stack runs its kernels at, as a share of Megatron-LM's, on which the per-operator
-/// constants were fitted: 1 for Megatron-LM, else the GPU's gpu.compute.framework_efficiency for the stack (one line
-/// naming the topology's file where the GPU has none).
-double framework_efficiency(const Topology& topo, const Workload& workload)
-{
-  if (workload.framework == REFERENCE_FRAMEWORK)
-    return 1;
-  const auto& factors = topo.gpu.compute->framework_efficiency;
-  const auto it       = factors.find(workload.framework);
-  if (it == factors.end())
-    throw io::InputError(topo.path.empty() ? topo.name : topo.path, "/gpu/compute/framework_efficiency",
-                         fmt::format("has no entry for {}, the run's training stack: its kernels' rate on this GPU "
-                                     "is known for Megatron-LM only",
-                                     workload.framework));
-  return it->second;
-}
-
 /// The share of a micro-batch's forward FLOPs that recomputation runs again: all of it (full), the attention core of
 /// every layer (selective, Korthikanti §5), none. Used where time is FLOPs over a rate.
 double recompute_share(const Workload& workload, const ComputeSplit& split, int layers)
@@ -155,6 +138,20 @@ ComputeTimes compute_times(const Topology& topo, const Workload& workload, const
                                                             1 / stack, workload.framework));
   t.operators = model;
   return t;
+}
+
+double framework_efficiency(const Topology& topo, const Workload& workload)
+{
+  if (workload.framework == REFERENCE_FRAMEWORK)
+    return 1;
+  const auto& factors = topo.gpu.compute->framework_efficiency;
+  const auto it       = factors.find(workload.framework);
+  if (it == factors.end())
+    throw io::InputError(topo.path.empty() ? topo.name : topo.path, "/gpu/compute/framework_efficiency",
+                         fmt::format("has no entry for {}, the run's training stack: its kernels' rate on this GPU "
+                                     "is known for Megatron-LM only",
+                                     workload.framework));
+  return it->second;
 }
 
 double optimizer_seconds(const Topology& topo, const Workload& workload, const OptimizerOp& op)

@@ -49,6 +49,11 @@ ComputeSplit compute_split(const Topology& topo, const Workload& workload, const
 /// sequence and vocabulary (4h GELU FFN, LayerNorm, biases, learned positions, dropout, unfused attention).
 TransformerArchitecture priced_architecture(const Workload& workload);
 
+/// The rate the workload's training stack runs its kernels at, as a share of Megatron-LM's, on which the per-operator
+/// constants were fitted: 1 for Megatron-LM, else the GPU's gpu.compute.framework_efficiency for the stack; throws
+/// io::InputError naming the topology's file and that key where the GPU has none. Needs a compute block.
+double framework_efficiency(const Topology& topo, const Workload& workload);
+
 /// Seconds of the optimizer update of `op` on one GPU.
 double optimizer_seconds(const Topology& topo, const Workload& workload, const OptimizerOp& op);
 

@@ -1,6 +1,8 @@
 // Names and element sizes of the training formats and recomputation modes.
 #include "sim/model/TrainingRecipe.hpp"
 
+#include <algorithm>
+
 namespace ccsim::sim {
 
 const std::vector<std::string>& known_frameworks()
@@ -9,6 +11,12 @@ const std::vector<std::string>& known_frameworks()
   // (bigscience tr11) ran it.
   static const std::vector<std::string> names{REFERENCE_FRAMEWORK, "megatron-deepspeed"};
   return names;
+}
+
+bool is_known_framework(const std::string& name)
+{
+  const auto& names = known_frameworks();
+  return std::find(names.begin(), names.end(), name) != names.end();
 }
 
 std::string to_string(Precision p)

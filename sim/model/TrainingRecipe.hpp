@@ -26,6 +26,7 @@ enum class Recompute {
 /// of the GPU's compute block (gpu.compute.framework_efficiency).
 inline constexpr const char* REFERENCE_FRAMEWORK = "megatron-lm";
 const std::vector<std::string>& known_frameworks();
+bool is_known_framework(const std::string& name);
 
 std::string to_string(Precision p);
 std::string to_string(Recompute r);

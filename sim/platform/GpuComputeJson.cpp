@@ -3,8 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 namespace ccsim::sim {
 
 namespace {
@@ -73,9 +71,8 @@ GpuCompute gpu_compute_from_json(const io::JsonObject& block)
         continue;
       if (key == REFERENCE_FRAMEWORK)
         f.fail_at(key, fmt::format("is the stack these constants were fitted on: its share is 1 by definition"));
-      const auto& names = known_frameworks();
-      if (std::find(names.begin(), names.end(), key) == names.end())
-        f.fail_at(key, fmt::format("not a training stack ccsim knows: use {}", names.back()));
+      if (!is_known_framework(key))
+        f.fail_at(key, fmt::format("not a training stack ccsim knows: use {}", known_frameworks().back()));
       c.framework_efficiency[key] = f.number_in(key, range::kFrameworkEfficiency);
     }
     c.framework_efficiency_source = f.string_or("source", "");

@@ -70,9 +70,10 @@ struct Tally {
   int accepted = 0, rejected = 0;
 };
 
-/// Loads every mutation of every preset of `kind` with `load`; each must load or throw a one-line InputError that
-/// names the file.
-Tally mutate_in_process(const std::string& kind, const std::function<void(const std::string&)>& load)
+/// Loads every mutation of every preset of `kind` (those `only` accepts, when given) with `load`; each must load or
+/// throw a one-line InputError that names the file.
+Tally mutate_in_process(const std::string& kind, const std::function<void(const std::string&)>& load,
+                        const std::function<bool(const nlohmann::json&)>& only = {})
 {
   Tally t;
   // "workloads/evidence" -> mutated-workloads-evidence.json: a '/' would name a folder that does not exist, and every
@@ -82,7 +83,10 @@ Tally mutate_in_process(const std::string& kind, const std::function<void(const 
   const std::string path = (ccsim::test::temp_dir() / ("mutated-" + flat + ".json")).string();
   ccsim::test::MutationSample sample;
   for (const auto& preset : presets(kind)) {
-    for (const auto& m : mutations_of(read_preset(preset))) {
+    const auto doc = read_preset(preset);
+    if (only && !only(doc))
+      continue;
+    for (const auto& m : mutations_of(doc)) {
       if (!sample.runs_next())
         continue;
       write_bytes(path, m.text);
@@ -209,6 +213,26 @@ TEST_CASE("Mutated presets: every workload mutation loads in range or is one lin
   const auto t = mutate_in_process("workloads", [](const std::string& p) { (void)ccsim::sim::load_workload(p); });
   WARN("workloads: " << t.accepted << " mutations loaded, " << t.rejected << " rejected");
   CHECK(t.rejected > sampled_count(1000));
+}
+
+TEST_CASE("Mutated presets: every mutation of the large-scale workloads and cluster loads or is one line naming the "
+          "file",
+          "[mutation]")
+{
+  // experiments/large-scale holds the validation rows' own workloads (two name a training stack, defaults.framework)
+  // and BLOOM's cluster (whose compute block has the stack's share, gpu.compute.framework_efficiency).
+  const auto cluster  = [](const nlohmann::json& doc) { return doc.contains("gpu"); };
+  const auto workload = [](const nlohmann::json& doc) { return !doc.contains("gpu"); };
+  const auto t = mutate_in_process("experiments/large-scale",
+                                   [](const std::string& p) { (void)ccsim::sim::load_topology(p); }, cluster);
+  const auto w = mutate_in_process("experiments/large-scale",
+                                   [](const std::string& p) { (void)ccsim::sim::load_workload(p); }, workload);
+  WARN("large-scale: cluster " << t.accepted << " loaded, " << t.rejected << " rejected; workloads " << w.accepted
+                               << " loaded, " << w.rejected << " rejected");
+  CHECK(t.rejected > 0);
+  CHECK(t.accepted > 0);
+  CHECK(w.rejected > 0);
+  CHECK(w.accepted > 0);
 }
 
 TEST_CASE("Mutated presets: every experiment mutation loads in range or is one line naming the file", "[mutation]")
