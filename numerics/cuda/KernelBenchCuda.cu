@@ -16,36 +16,43 @@ namespace ccsim::numerics::cuda {
 
 namespace {
 /// The single-pass compressor as a production kernel would run it (issue 49): each thread compensates 8 elements
-/// (p = x + c - scale·sign(c)), writes c = p and their sign byte, and the sum of squares is a grid-wide reduction
-/// finished with atomics. Its order differs from the CPU's lanes (the training kernel set uses the order-exact
-/// compress_compensated instead); the benchmark times this one because it is what a GPU run would ship.
-__global__ void compress_compensated_unordered_kernel(const float* __restrict__ d_x, float* __restrict__ d_c,
+/// (p = x + c - scale·sign(c)), moved as two float4 (issue 45: scalar loads kept too few bytes in flight), writes c = p
+/// and their sign byte, and the sum of squares is a grid-wide reduction finished with atomics. Its order differs from
+/// the CPU's lanes (the training kernel set uses the order-exact compress_compensated instead); the benchmark times
+/// this one because it is what a GPU run would ship.
+__global__ void compress_compensated_unordered_kernel(const float4* __restrict__ d_x, float4* __restrict__ d_c,
                                                       float scale, std::size_t n, std::uint8_t* __restrict__ d_bits,
                                                       double* __restrict__ d_sum)
 {
   double local = 0;
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n / 8;
        i += std::size_t{gridDim.x} * blockDim.x) {
-    unsigned byte = 0;
+    const float4 x0 = d_x[2 * i], x1 = d_x[2 * i + 1], c0 = d_c[2 * i], c1 = d_c[2 * i + 1];
+    const float xv[8] = {x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w};
+    float cv[8]       = {c0.x, c0.y, c0.z, c0.w, c1.x, c1.y, c1.z, c1.w};
+    unsigned byte     = 0;
     for (int j = 0; j < 8; ++j) {
-      const float old = d_c[8 * i + j];
-      const float p   = __fadd_rn(d_x[8 * i + j], __fsub_rn(old, old >= 0.0f ? scale : -scale));
-      d_c[8 * i + j]  = p;
+      const float p = __fadd_rn(xv[j], __fsub_rn(cv[j], cv[j] >= 0.0f ? scale : -scale));
+      cv[j]         = p;
       byte |= static_cast<unsigned>(p >= 0.0f) << (7 - j);
       local += static_cast<double>(p) * p;
     }
-    d_bits[i] = static_cast<std::uint8_t>(byte);
+    d_c[2 * i]     = make_float4(cv[0], cv[1], cv[2], cv[3]);
+    d_c[2 * i + 1] = make_float4(cv[4], cv[5], cv[6], cv[7]);
+    d_bits[i]      = static_cast<std::uint8_t>(byte);
   }
-  __shared__ double part[256];
-  part[threadIdx.x] = local;
+  for (int o = 16; o > 0; o >>= 1)
+    local += __shfl_xor_sync(0xffffffffu, local, o);
+  __shared__ double part[32];
+  if (threadIdx.x % 32 == 0)
+    part[threadIdx.x / 32] = local;
   __syncthreads();
-  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s)
-      part[threadIdx.x] += part[threadIdx.x + s];
-    __syncthreads();
+  if (threadIdx.x == 0) {
+    double sum = 0;
+    for (unsigned w = 0; w < blockDim.x / 32; ++w)
+      sum += part[w];
+    atomicAdd(d_sum, sum);
   }
-  if (threadIdx.x == 0)
-    atomicAdd(d_sum, part[0]);
 }
 } // namespace
 
@@ -92,7 +99,9 @@ std::vector<CudaKernelRate> bench_kernels(std::uint64_t bytes, int repeats)
   time("memcpy", [&] { cudaMemcpy(d_y.get(), d_x.get(), n * sizeof(float), cudaMemcpyDeviceToDevice); });
   time("onebit_compress", [&] {
     cudaMemset(d_sum.get(), 0, sizeof(double));
-    compress_compensated_unordered_kernel<<<1024, 256>>>(d_x.get(), d_state.get(), 0.5f, n, d_bits.get(), d_sum.get());
+    compress_compensated_unordered_kernel<<<132 * 16, 256>>>(reinterpret_cast<const float4*>(d_x.get()),
+                                                             reinterpret_cast<float4*>(d_state.get()), 0.5f, n,
+                                                             d_bits.get(), d_sum.get());
   });
   time("onebit_decompress", [&] { unpack_signs(d_bits.get(), n, 0.5f, d_y.get()); });
   time("quant_int4_g128",
