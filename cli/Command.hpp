@@ -20,6 +20,7 @@ int cmd_simulate(const std::vector<std::string>& args);
 int cmd_experiment(const std::vector<std::string>& args);
 int cmd_train(const std::vector<std::string>& args);
 int cmd_bench_kernels(const std::vector<std::string>& args);
+int cmd_bench_compute(const std::vector<std::string>& args);
 int cmd_advise(const std::vector<std::string>& args);
 int cmd_collective(const std::vector<std::string>& args);
 int cmd_calibrate(const std::vector<std::string>& args);

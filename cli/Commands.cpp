@@ -12,6 +12,7 @@ const std::vector<Command>& commands()
       {"advise", cmd_advise, "rank every applicable algorithm for a cluster and model"},
       {"train", cmd_train, "train a proxy model with N in-process workers (real compressors)"},
       {"bench-kernels", cmd_bench_kernels, "measure compression kernel throughput"},
+      {"bench-compute", cmd_bench_compute, "time a transformer layer's GEMMs and element-wise kernels on the GPU"},
       {"collective", cmd_collective, "simulate one collective over a size sweep, in nccl-tests' columns"},
       {"calibrate", cmd_calibrate, "fit a topology's NIC bandwidth and latency to nccl-tests output"},
       {"validate", cmd_validate, "refit the presets' calibrated constants leaving tables and rows out, and predict them"},

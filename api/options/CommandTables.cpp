@@ -2,6 +2,7 @@
 #include "api/options/CommandTables.hpp"
 
 #include "api/options/AdviseCommand.hpp"
+#include "api/options/BenchComputeCommand.hpp"
 #include "api/options/BenchKernelsCommand.hpp"
 #include "api/options/CalibrateCommand.hpp"
 #include "api/options/CollectiveCommand.hpp"
@@ -21,6 +22,7 @@ const std::vector<const CommandOptions*>& command_tables()
       &list_options().options(),       &simulate_options().options(),      &experiment_options().options(),
       &advise_options().options(),     &train_options().options(),         &bench_kernels_options().options(),
       &collective_options().options(), &calibrate_options().options(),     &validate_options().options(),
+      &bench_compute_options().options(),
   };
   return tables;
 }

@@ -20,14 +20,17 @@ if _os.path.isdir(_DATA) and not _os.environ.get("CCSIM_DATA_DIR"):
     _os.environ["CCSIM_DATA_DIR"] = _DATA
 
 from ._errors import InputError, RunStopped  # noqa: E402
-from ._records import (AdviseResult, CalibrationResult, CollectiveResult, ExperimentResult,  # noqa: E402
-                       KernelBenchResult, Record, Rows, SimulationResult, TrainResult, ValidationResult)
-from ._api import (advise, algorithms, bench_kernels, calibrate, collective, data_dir, experiment,  # noqa: E402
+from ._records import (AdviseResult, CalibrationResult, CollectiveResult, ComputeBenchResult,  # noqa: E402
+                       ExperimentResult, KernelBenchResult, Record, Rows, SimulationResult, TrainResult,
+                       ValidationResult)
+from ._api import (advise, algorithms, bench_compute, bench_kernels, calibrate, collective, data_dir, experiment,  # noqa: E402
                    load_experiment, load_topology, load_workload, presets, simulate, train, validate)
 
 __version__ = "0.1.0"
 
 __all__ = ["simulate", "experiment", "advise", "collective", "calibrate", "train", "validate", "bench_kernels",
-           "load_topology", "load_workload", "load_experiment", "algorithms", "presets", "data_dir", "InputError",
+           "bench_compute", "load_topology", "load_workload", "load_experiment", "algorithms", "presets", "data_dir",
+           "InputError",
            "RunStopped", "Record", "Rows", "SimulationResult", "ExperimentResult", "AdviseResult", "CollectiveResult",
-           "CalibrationResult", "TrainResult", "ValidationResult", "KernelBenchResult"]
+           "CalibrationResult", "TrainResult", "ValidationResult", "KernelBenchResult",
+           "ComputeBenchResult"]

@@ -12,8 +12,8 @@ from . import _core
 from ._commands import command, given, table
 from ._errors import InputError
 from ._inputs import input_error, source
-from ._records import (AdviseResult, CalibrationResult, CollectiveResult, ExperimentResult, KernelBenchResult, Record,
-                       SimulationResult, TrainResult, ValidationResult)
+from ._records import (AdviseResult, CalibrationResult, CollectiveResult, ComputeBenchResult, ExperimentResult,
+                       KernelBenchResult, Record, SimulationResult, TrainResult, ValidationResult)
 
 
 def _simulate(texts, documents):
@@ -156,6 +156,20 @@ bench_kernels = command("bench-kernels", _bench_kernels, """
     without CUDA: backend "cuda" raises InputError).
 
     Returns a KernelBenchResult (``rows``: kernel, backend, bytes, GBps, vs_memcpy; ``to_pandas()``).
+    """)
+
+
+def _bench_compute(texts, documents):
+    return ComputeBenchResult(json.loads(_core.bench_compute(texts, documents)))
+
+
+bench_compute = command("bench-compute", _bench_compute, """
+    Compare a GPU measurement of a transformer layer's kernels with the per-operator model, as
+    ``ccsim bench-compute --compare FILE --topology T [--fit] --format json`` does (the package is built without CUDA:
+    measuring raises InputError; measure with the command line on the GPU).
+
+    Returns a ComputeBenchResult (``gemms``, ``summary``, ``elementwise``, ``attention``, ``layers`` and with fit=True
+    ``fitted_compute``; ``to_pandas()`` of the GEMM rows).
     """)
 
 

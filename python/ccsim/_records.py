@@ -151,6 +151,14 @@ class ValidationResult(Record):
         return Rows([{"topology": f["topology"], **row} for f in self._doc["fits"] for row in f["rows"]]).to_pandas()
 
 
+class ComputeBenchResult(Record):
+    """What ``ccsim bench-compute --format json`` prints: a measurement, or its comparison with the model (gemms,
+    summary, elementwise, attention, layers, fitted_compute); ``to_pandas()`` of the GEMM rows."""
+
+    def to_pandas(self):
+        return Rows(self._doc["gemms"]).to_pandas()
+
+
 class KernelBenchResult(Record):
     """What ``ccsim bench-kernels --format json`` prints: simd, threads and a row per kernel; ``to_pandas()``."""
 

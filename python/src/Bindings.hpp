@@ -16,7 +16,7 @@ void bind_advise(nb::module_& m);      // advise (AdviseBinding.cpp)
 void bind_collective(nb::module_& m);  // collective (CollectiveBinding.cpp)
 void bind_calibrate(nb::module_& m);   // calibrate (CalibrateBinding.cpp)
 void bind_train(nb::module_& m);       // train (TrainBinding.cpp)
-void bind_validate(nb::module_& m);    // validate, bench_kernels (ValidateBinding.cpp)
+void bind_validate(nb::module_& m);    // validate, bench_kernels, bench_compute (ValidateBinding.cpp)
 void bind_presets(nb::module_& m);     // algorithms, presets, data_dir, input_error_message (PresetsBinding.cpp)
 void bind_options(nb::module_& m);     // options, commands: every command's option table (OptionsBinding.cpp)
 

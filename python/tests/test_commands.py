@@ -1,4 +1,4 @@
-"""experiment, advise, collective, calibrate, train, validate and bench_kernels answer what their commands print with
+"""experiment, advise, collective, calibrate, train, validate, bench_kernels and bench_compute answer what their commands print with
 --format json, every option of the command line included; the rows become a pandas DataFrame when pandas is installed;
 train's progress callback sees every step and can stop the run; experiment draws its figure."""
 
@@ -246,6 +246,20 @@ def test_bench_kernels_measures_the_command_lines_kernels():
         [(r["kernel"], r["backend"], r["bytes"]) for r in expected["rows"]]
     assert (got.simd, got.threads) == (expected["simd"], expected["threads"])
     assert got.rows[0].vs_memcpy == 1.0  # memcpy first, against itself
+
+
+def test_bench_compute_compares_as_the_command_line_does():
+    measured = str(REPO / "topologies" / "data" / "h200-compute-measured.json")
+    expected = cli_json("bench-compute", "--compare", measured, "--topology", "h200x8-ib400x8", "--fit")
+    got = ccsim.bench_compute(compare=measured, topology="h200x8-ib400x8", fit=True)
+    assert got.fitted_compute.to_dict() == expected["fitted_compute"]
+    assert [r["fitted_error"] for r in got.layers] == [r["fitted_error"] for r in expected["layers"]]
+    assert len(got.to_pandas()) == len(expected["gemms"])
+
+
+def test_bench_compute_cannot_measure_without_cuda():
+    with pytest.raises(ccsim.InputError, match="backend: cuda: ccsim was built without CUDA"):
+        ccsim.bench_compute(quick=True)
 
 
 def test_experiment_draws_its_figure_into_out(tmp_path):

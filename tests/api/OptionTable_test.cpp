@@ -152,8 +152,8 @@ TEST_CASE("OptionSpelling: Python names each option by its keyword, in an error'
 TEST_CASE("Command tables: names, keywords and letters are unique, every default parses, every kind has its bounds",
           "[api]")
 {
-  REQUIRE(command_tables().size() == 9); // list, simulate, experiment, advise, train, bench-kernels, collective,
-                                         // calibrate, validate: cli/Commands.cpp's table
+  REQUIRE(command_tables().size() == 10); // list, simulate, experiment, advise, train, bench-kernels, collective,
+                                          // calibrate, validate, bench-compute: cli/Commands.cpp's table
   for (const auto* t : command_tables()) {
     std::set<std::string> names, keywords, letters;
     for (const auto& o : t->options) {
