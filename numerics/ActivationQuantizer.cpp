@@ -15,17 +15,20 @@ namespace ccsim::numerics {
 namespace {
 constexpr float EPS = 1e-6f; // fixpoint.py: x / (scale + 1e-6)
 
-/// Codes of one row and, when `m` is given, m += deQ(code) — the same expression as dequantize_channels.
+/// Codes of one row and, when `m` is given, m += deQ(code) — the same value as dequantize_channels' expression:
+/// code / half is exact (half is a power of two, |code| <= half), so it is computed as code x (1 / half), one
+/// division per value fewer (issue 49).
 CCSIM_VECTOR_CLONES
 void encode_row(const float* x, const float* m_old, float* m_new, const float* scales, std::size_t channels,
                 float half, std::int8_t* codes)
 {
+  const float inv_half = 1.0f / half;
   for (std::size_t c = 0; c < channels; ++c) {
     const float v    = (m_old ? x[c] - m_old[c] : x[c]) / (scales[c] + EPS) * half;
     const float code = std::min(half - 1.0f, std::max(-half, round_half_even(v)));
     codes[c]         = static_cast<std::int8_t>(code);
     if (m_new)
-      m_new[c] = m_old[c] + code / half * scales[c];
+      m_new[c] = m_old[c] + code * inv_half * scales[c];
   }
 }
 } // namespace
