@@ -119,12 +119,12 @@ nlohmann::json run_bench_compute(const std::string& compare, const std::string& 
 {
   if (compare.empty())
     return measure_compute(quick, trials);
-  const nlohmann::json measured = io::read_json_file(compare);
-  const sim::Topology topo      = sim::load_topology(topology_path);
+  const ComputeMeasurement measured = read_compute_measurement(io::read_json_file(compare), compare);
+  const sim::Topology topo          = sim::load_topology(topology_path);
   std::optional<sim::GpuSpec> fitted;
   if (fit)
-    fitted = with_compute(topo.gpu, fit_compute(measured, topo.gpu, compare));
-  nlohmann::json doc = compare_compute(measured, topo.gpu, fitted ? &*fitted : nullptr, compare);
+    fitted = with_compute(topo.gpu, fit_compute(measured, topo.gpu));
+  nlohmann::json doc = compare_compute(measured, topo.gpu, fitted ? &*fitted : nullptr);
   if (fitted)
     doc["fitted_compute"] = compute_json(*fitted->compute);
   return doc;
@@ -140,13 +140,12 @@ sim::GpuSpec with_compute(const sim::GpuSpec& gpu, const sim::GpuCompute& comput
 /// Coordinate-descent sweeps of the GEMM fit; more change its constants by < 0.1 % on the H200's 1,490 GEMMs.
 constexpr int kSweeps = 12;
 
-sim::GpuCompute fit_compute(const nlohmann::json& doc, const sim::GpuSpec& gpu, const std::string& file)
+sim::GpuCompute fit_compute(const ComputeMeasurement& m, const sim::GpuSpec& gpu)
 {
-  const ComputeMeasurement m = read_compute_measurement(doc, file);
   if (!gpu.compute)
-    throw io::InputError(file, "", "the topology's GPU has no gpu.compute block to refit");
+    throw io::InputError(m.file, "", "the topology's GPU has no gpu.compute block to refit");
   if (m.gemms.empty() || m.elementwise.empty())
-    throw io::InputError(file, "", "a fit needs measured gemms and elementwise kernels");
+    throw io::InputError(m.file, "", "a fit needs measured gemms and elementwise kernels");
   sim::GpuCompute c = *gpu.compute;
   c.launch_s        = m.launch_s;
   // The element-wise kernels but the copy (a copy engine's rate, not a kernel's): their median share of the datasheet.
@@ -205,13 +204,18 @@ sim::GpuCompute fit_compute(const nlohmann::json& doc, const sim::GpuSpec& gpu, 
   return c;
 }
 
-nlohmann::json compare_compute(const nlohmann::json& doc, const sim::GpuSpec& gpu, const sim::GpuSpec* fitted,
-                               const std::string& file)
+nlohmann::json compare_compute(const ComputeMeasurement& m, const sim::GpuSpec& gpu, const sim::GpuSpec* fitted)
 {
-  const ComputeMeasurement m = read_compute_measurement(doc, file);
   if (!gpu.compute)
-    throw io::InputError(file, "", "the topology's GPU has no gpu.compute block to compare with");
-  const std::vector<std::pair<std::string, const sim::GpuSpec*>> models = {{"preset", &gpu}, {"fitted", fitted}};
+    throw io::InputError(m.file, "", "the topology's GPU has no gpu.compute block to compare with");
+  // The refit was made from this measurement, so a layer is priced with the attention kernel that layer ran; the
+  // preset keeps its own attention rates.
+  struct Model {
+    std::string name;
+    const sim::GpuSpec* gpu;
+    bool from_measurement;
+  };
+  const std::vector<Model> models = {{"preset", &gpu, false}, {"fitted", fitted, true}};
   nlohmann::json out = {{"device", m.device}, {"source", m.source}, {"gemms", nlohmann::json::array()},
                         {"summary", nlohmann::json::array()}, {"elementwise", nlohmann::json::array()},
                         {"attention", nlohmann::json::array()}, {"layers", nlohmann::json::array()}};
@@ -224,7 +228,7 @@ nlohmann::json compare_compute(const nlohmann::json& doc, const sim::GpuSpec& gp
                           {"dtype", sim::to_string(r.precision)}, {"measured_us", r.seconds * 1e6},
                           {"tflops", r.shape.flops() / r.seconds / 1e12}};
     const int decade = static_cast<int>(std::floor(std::log10(r.shape.flops())));
-    for (const auto& [name, g] : models) {
+    for (const auto& [name, g, refit] : models) {
       if (!g || !g->compute || !g->compute->rate(r.precision))
         continue;
       const double ratio = r.seconds / gemm_model_s(r, *g);
@@ -249,7 +253,7 @@ nlohmann::json compare_compute(const nlohmann::json& doc, const sim::GpuSpec& gp
   for (const auto& e : m.elementwise) {
     nlohmann::json row = {{"kernel", e.kernel}, {"measured_us", e.seconds * 1e6},
                           {"GBps", e.bytes / e.seconds / 1e9}};
-    for (const auto& [name, g] : models)
+    for (const auto& [name, g, refit] : models)
       if (g && g->compute)
         row[name + "_ratio"] = e.seconds / sim::elementwise_cost(e.bytes, *g->compute, g->memory_bytes_per_s).seconds;
     out["elementwise"].push_back(std::move(row));
@@ -259,7 +263,7 @@ nlohmann::json compare_compute(const nlohmann::json& doc, const sim::GpuSpec& gp
     nlohmann::json row = {{"backend", a.backend}, {"batch", a.batch}, {"heads", a.heads}, {"seq", a.seq},
                           {"head_dim", a.head_dim},
                           {"forward_us", a.forward_s * 1e6}, {"backward_us", a.backward_s * 1e6}};
-    for (const auto& [name, g] : models) {
+    for (const auto& [name, g, refit] : models) {
       if (!g || !g->compute)
         continue;
       const auto& c = *g->compute;
@@ -274,13 +278,11 @@ nlohmann::json compare_compute(const nlohmann::json& doc, const sim::GpuSpec& gp
     nlohmann::json row = {{"hidden", l.hidden}, {"heads", l.heads}, {"ffn", l.ffn}, {"seq", l.seq},
                           {"micro_batch", l.micro_batch}, {"attention_backend", l.attention_backend},
                           {"measured_forward_backward_ms", l.forward_backward_s * 1e3}};
-    for (const auto& [name, g] : models) {
+    for (const auto& [name, g, refit] : models) {
       if (!g || !g->compute)
         continue;
-      // The refit prices the layer's attention at the rate of the kernel the layer ran (the layer is built from the
-      // measured kernels); the preset keeps its own.
       sim::GpuSpec priced = *g;
-      if (name == "fitted")
+      if (refit)
         set_attention_efficiency(*priced.compute, m.attention, l.attention_backend);
       const sim::BlockCost cost = sim::price_ops(layer_ops_of(l), priced);
       const double model        = cost.forward_s + cost.backward_s;

@@ -3,6 +3,7 @@
 // where a device run added them, FlashAttention and whole-layer timings: scripts/device/merge-measurements.py) against
 // the per-operator model on the topology's GPU, kernel by kernel; and the GPU's compute constants fitted to it.
 
+#include "api/run/ComputeMeasurement.hpp"
 #include "sim/platform/Topology.hpp"
 
 #include <nlohmann/json.hpp>
@@ -13,13 +14,12 @@ namespace ccsim::api {
 /// median share of gpu.memory_gbps), launch_s from the measured launch gap, flash efficiencies from the attention
 /// rows (the median over them), and per format gemm_efficiency with tile_overhead_s and l2_bytes_per_s by least squares
 /// of log(model / measured) over every GEMM row (coordinate descent, golden-section steps). Throws io::InputError
-/// naming the file when the document lacks what a constant needs.
-sim::GpuCompute fit_compute(const nlohmann::json& measured, const sim::GpuSpec& gpu, const std::string& file);
+/// naming the measurement's file when it lacks what a constant needs.
+sim::GpuCompute fit_compute(const ComputeMeasurement& measured, const sim::GpuSpec& gpu);
 
 /// Every measured kernel beside the model's time on `gpu` (and on `fitted` where given): rows, per-format and
 /// per-size summaries (median measured/model and median |error|), the layers' forward + backward times.
-nlohmann::json compare_compute(const nlohmann::json& measured, const sim::GpuSpec& gpu, const sim::GpuSpec* fitted,
-                               const std::string& file);
+nlohmann::json compare_compute(const ComputeMeasurement& measured, const sim::GpuSpec& gpu, const sim::GpuSpec* fitted);
 
 /// The constants fit_compute sets, under their gpu.compute keys (topologies/SCHEMA.md), ready to paste into a topology.
 nlohmann::json compute_json(const sim::GpuCompute& c);

@@ -19,6 +19,7 @@ ComputeMeasurement read_compute_measurement(const nlohmann::json& doc, const std
   const io::JsonObject root(doc, file);
   root.allow_only({"device", "source", "launch_us", "elementwise", "gemms", "attention", "layers"});
   ComputeMeasurement m;
+  m.file   = file;
   m.source = root.string("source");
   const io::JsonObject device = root.object("device");
   m.device   = device.string("name");

@@ -42,6 +42,7 @@ struct MeasuredLayer {
 };
 
 struct ComputeMeasurement {
+  std::string file; // the document it was read from, for the errors of what is computed from it
   std::string source, device;
   int sms         = 0;
   double launch_s = 0;
@@ -51,6 +52,7 @@ struct ComputeMeasurement {
   std::vector<MeasuredLayer> layers;
 };
 
+/// `doc`, read from `file`, checked field by field. Throws io::InputError naming the file and the JSON path.
 ComputeMeasurement read_compute_measurement(const nlohmann::json& doc, const std::string& file);
 
 } // namespace ccsim::api

@@ -139,8 +139,8 @@ void encode(const float* d_a, float* d_m, std::size_t rows, std::size_t channels
                     static_cast<unsigned>((channels + THREADS - 1) / THREADS));
   channel_absmax_kernel<<<chunks, THREADS, 0, stream>>>(d_a, d_m, rows, channels, bits_of);
   round_scales_kernel<<<blocks_for(channels, THREADS), THREADS, 0, stream>>>(d_scales, channels);
-  const auto aligned = [](const void* p, std::size_t to) { return p == nullptr || reinterpret_cast<std::uintptr_t>(p) % to == 0; };
-  if (channels % 4 == 0 && aligned(d_a, 16) && aligned(d_m, 16) && aligned(d_scales, 16) && aligned(d_codes, 4))
+  if (channels % 4 == 0 && aligned_to(d_a, 16) && aligned_to(d_m, 16) && aligned_to(d_scales, 16) &&
+      aligned_to(d_codes, 4))
     encode4_kernel<<<row_grid(rows, channels / 4), THREADS, 0, stream>>>(
         reinterpret_cast<const float4*>(d_a), reinterpret_cast<float4*>(d_m), rows, channels / 4, bits,
         reinterpret_cast<const float4*>(d_scales), reinterpret_cast<std::uint32_t*>(d_codes));

@@ -5,6 +5,7 @@
 
 #include "numerics/cuda/CublasLtLoader.cuh"
 #include "numerics/cuda/DeviceMemory.cuh"
+#include "numerics/cuda/EventTimer.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -65,55 +66,6 @@ cudaDataType_t input_type(const std::string& dtype)
   if (dtype == "fp8")
     return CUDA_R_8F_E4M3;
   return CUDA_R_16BF;
-}
-
-// ---- timing ---------------------------------------------------------------------------------------------------------
-
-class Events {
-public:
-  Events()
-  {
-    check_cuda(cudaEventCreate(&start_), "event");
-    check_cuda(cudaEventCreate(&stop_), "event");
-  }
-  ~Events()
-  {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-  }
-  Events(const Events&)            = delete;
-  Events& operator=(const Events&) = delete;
-  /// Milliseconds of `launches` back-to-back calls of `launch`.
-  float time_ms(const std::function<void()>& launch, int launches)
-  {
-    check_cuda(cudaEventRecord(start_), "event record");
-    for (int i = 0; i < launches; ++i)
-      launch();
-    check_cuda(cudaEventRecord(stop_), "event record");
-    check_cuda(cudaEventSynchronize(stop_), "event sync");
-    float ms = 0;
-    check_cuda(cudaEventElapsedTime(&ms, start_, stop_), "elapsed");
-    return ms;
-  }
-
-private:
-  cudaEvent_t start_{}, stop_{};
-};
-
-/// Median per-launch seconds over `trials`, each of enough launches to run >= min_trial_ms (one warm-up launch first,
-/// which also sizes the trial).
-double median_seconds(Events& ev, const std::function<void()>& launch, int trials, double min_trial_ms, int* launches_out)
-{
-  launch(); // warm-up: first-call costs (cuBLASLt's kernel load, the caches)
-  const float one  = std::max(ev.time_ms(launch, 1), 1e-3f);
-  const int launches = static_cast<int>(std::clamp(std::ceil(min_trial_ms / one), 1.0, 2000.0));
-  std::vector<double> per_launch;
-  for (int t = 0; t < trials; ++t)
-    per_launch.push_back(ev.time_ms(launch, launches) * 1e-3 / launches);
-  std::sort(per_launch.begin(), per_launch.end());
-  if (launches_out)
-    *launches_out = launches;
-  return per_launch[per_launch.size() / 2];
 }
 
 // ---- GEMMs ----------------------------------------------------------------------------------------------------------
@@ -352,7 +304,7 @@ std::vector<GemmBenchResult> bench_gemms(const std::vector<GemmBenchShape>& shap
   DeviceBuffer<unsigned char> a(a_bytes), b(b_bytes), c(c_bytes), workspace(kWorkspace);
   fill<float>(c.get(), c_bytes / 4, 3, 0.0f);
   LtHandle handle;
-  Events ev;
+  EventTimer ev;
   std::vector<GemmBenchResult> out;
   std::string filled; // the dtype A and B hold now
   for (const auto& s : shapes) {
@@ -365,7 +317,7 @@ std::vector<GemmBenchResult> bench_gemms(const std::vector<GemmBenchShape>& shap
         filled = s.dtype;
       }
       LtGemm gemm(handle.get(), s, kWorkspace);
-      r.seconds = median_seconds(
+      r.seconds = median_launch_seconds(
           ev, [&] { gemm.run(handle.get(), a.get(), b.get(), c.get(), workspace.get(), kWorkspace); }, trials,
           min_trial_ms, &r.launches);
       check_cuda(cudaGetLastError(), "gemm");
@@ -393,10 +345,10 @@ std::vector<ElementwiseBenchResult> bench_elementwise(std::int64_t elements, int
   auto* zv       = reinterpret_cast<Vec*>(z.get());
   const double t = 2.0 * static_cast<double>(n); // bytes of one bf16 tensor
   const unsigned grid = 132 * 16;
-  Events ev;
+  EventTimer ev;
   std::vector<ElementwiseBenchResult> out;
   const auto time = [&](const char* name, double bytes, const std::function<void()>& launch) {
-    const double s = median_seconds(ev, launch, trials, 20.0, nullptr);
+    const double s = median_launch_seconds(ev, launch, trials, 20.0, nullptr);
     check_cuda(cudaGetLastError(), name);
     out.push_back({name, bytes, s});
   };
@@ -419,7 +371,7 @@ std::vector<ElementwiseBenchResult> bench_elementwise(std::int64_t elements, int
 
 double bench_launch_gap(int launches)
 {
-  Events ev;
+  EventTimer ev;
   empty_kernel<<<1, 32>>>();
   check_cuda(cudaDeviceSynchronize(), "empty kernel");
   std::vector<double> trials;

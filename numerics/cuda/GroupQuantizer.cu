@@ -153,7 +153,7 @@ void quantize_groups_packed(const float* d_x, std::size_t n, int bits, std::size
   const auto blocks = static_cast<unsigned>((groups + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK);
   // The register path where the group is 128 or 2,048 values (SDP4Bit's gradient and weight groups) and the buffers
   // are aligned for its vector loads and stores.
-  const bool aligned = reinterpret_cast<std::uintptr_t>(d_x) % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_codes) % 4 == 0;
+  const bool aligned = aligned_to(d_x, 16) && aligned_to(d_codes, 4);
   const auto launch  = [&](auto kernel) {
     kernel<<<blocks, 32 * WARPS_PER_BLOCK, 0, stream>>>(d_x, n, bits, group, stochastic, seed, first_index, d_codes,
                                                         d_scales, groups);

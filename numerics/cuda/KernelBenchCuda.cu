@@ -5,6 +5,7 @@
 
 #include "numerics/cuda/ActivationQuantizer.cuh"
 #include "numerics/cuda/DeviceMemory.cuh"
+#include "numerics/cuda/EventTimer.cuh"
 #include "numerics/cuda/GroupQuantizer.cuh"
 #include "numerics/cuda/Hadamard.cuh"
 #include "numerics/cuda/OnebitPack.cuh"
@@ -76,25 +77,13 @@ std::vector<CudaKernelRate> bench_kernels(std::uint64_t bytes, int repeats)
   DeviceBuffer<double> d_sum(1);
   check_cuda(cudaMemset(d_x.get(), 0, n * sizeof(float)), "memset");
   check_cuda(cudaMemset(d_state.get(), 0, n * sizeof(float)), "memset");
-  cudaEvent_t start, stop;
-  check_cuda(cudaEventCreate(&start), "event");
-  check_cuda(cudaEventCreate(&stop), "event");
+  EventTimer timer;
   std::vector<CudaKernelRate> out;
+  // The median of `repeats` single launches, after a warm-up.
   auto time = [&](const char* name, auto&& launch) {
-    std::vector<float> ms;
-    launch();
-    for (int r = 0; r < repeats; ++r) {
-      cudaEventRecord(start);
-      launch();
-      cudaEventRecord(stop);
-      cudaEventSynchronize(stop);
-      float t = 0;
-      cudaEventElapsedTime(&t, start, stop);
-      ms.push_back(t);
-    }
+    const double s = median_launch_seconds(timer, launch, repeats, 0.0, nullptr);
     check_cuda(cudaGetLastError(), name);
-    std::sort(ms.begin(), ms.end());
-    out.push_back({name, 4ull * n, 4.0 * static_cast<double>(n) / (ms[ms.size() / 2] * 1e-3) / 1e9});
+    out.push_back({name, 4ull * n, 4.0 * static_cast<double>(n) / s / 1e9});
   };
   time("memcpy", [&] { cudaMemcpy(d_y.get(), d_x.get(), n * sizeof(float), cudaMemcpyDeviceToDevice); });
   time("onebit_compress", [&] {
@@ -133,8 +122,6 @@ std::vector<CudaKernelRate> bench_kernels(std::uint64_t bytes, int repeats)
   // AQ-SGD's sender: delta against the per-example buffer, per-channel quantization, buffer update (1024 channels).
   time("aq_delta_quant",
        [&] { quantize_delta_channels(d_x.get(), d_state.get(), n / 1024, 1024, 4, d_aq_codes.get(), d_scales.get()); });
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   return out; // already in the CPU benchmark's order
 }
 

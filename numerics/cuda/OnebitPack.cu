@@ -13,13 +13,6 @@ namespace ccsim::numerics::cuda {
 namespace {
 constexpr unsigned THREADS = 256;
 
-/// Whether 8 floats at p can be moved as two float4 (16-byte aligned; cudaMalloc's buffers and their multiples of 8
-/// floats are).
-__device__ inline bool vector_aligned(const void* p)
-{
-  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
-}
-
 /// One thread per byte of signs, its 8 floats read as two float4 where aligned (issue 45: one float per load kept
 /// too few bytes in flight to stream at HBM's rate).
 __global__ void pack_signs_kernel(const float* __restrict__ d_x, std::size_t n_bytes, std::uint8_t* __restrict__ d_bits)
@@ -28,7 +21,7 @@ __global__ void pack_signs_kernel(const float* __restrict__ d_x, std::size_t n_b
   if (i >= n_bytes)
     return;
   float v[8];
-  if (vector_aligned(d_x)) {
+  if (aligned_to(d_x, 16)) {
     const float4 a = reinterpret_cast<const float4*>(d_x)[2 * i], b = reinterpret_cast<const float4*>(d_x)[2 * i + 1];
     v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w, v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
   } else {
@@ -95,7 +88,7 @@ __global__ void unpack_signs_kernel(const std::uint8_t* __restrict__ d_bits, std
   float v[4];
   for (int j = 0; j < 4; ++j)
     v[j] = ((nibble >> (3 - j)) & 1u) ? scale : -scale;
-  if (4 * f + 4 <= n && vector_aligned(d_out)) {
+  if (4 * f + 4 <= n && aligned_to(d_out, 16)) {
     reinterpret_cast<float4*>(d_out)[f] = make_float4(v[0], v[1], v[2], v[3]);
   } else {
     for (std::size_t j = 0; j < 4 && 4 * f + j < n; ++j)

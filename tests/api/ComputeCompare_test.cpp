@@ -53,7 +53,7 @@ TEST_CASE("ComputeCompare: the fit recovers the constants that generated a measu
   doc["attention"].push_back({{"backend", "cudnn"}, {"batch", 1}, {"heads", 16}, {"seq", 2048}, {"head_dim", 128},
                               {"forward_us", (flops / (989e12 * 0.5) + 3e-6) * 1e6},
                               {"backward_us", (2.5 * flops / (989e12 * 0.4) + 3e-6) * 1e6}});
-  const sim::GpuCompute fit = api::fit_compute(doc, topo.gpu, "synthetic.json");
+  const sim::GpuCompute fit = api::fit_compute(api::read_compute_measurement(doc, "synthetic.json"), topo.gpu);
   CHECK(fit.rates.at(sim::Precision::BF16).gemm_efficiency == Approx(0.71).epsilon(0.01));
   CHECK(fit.rates.at(sim::Precision::FP16).gemm_efficiency == Approx(0.69).epsilon(0.01));
   CHECK(fit.rates.at(sim::Precision::FP8).gemm_efficiency == Approx(0.62).epsilon(0.01));
@@ -67,8 +67,8 @@ TEST_CASE("ComputeCompare: the fit recovers the constants that generated a measu
 TEST_CASE("ComputeCompare: the H200 preset is the fit of its device measurement", "[api]")
 {
   const sim::Topology topo       = h200();
-  const nlohmann::json measured  = io::read_json_file(kMeasured);
-  const sim::GpuCompute fit      = api::fit_compute(measured, topo.gpu, kMeasured);
+  const api::ComputeMeasurement measured = api::read_compute_measurement(io::read_json_file(kMeasured), kMeasured);
+  const sim::GpuCompute fit      = api::fit_compute(measured, topo.gpu);
   const sim::GpuCompute& preset  = *topo.gpu.compute;
   for (const auto p : {sim::Precision::BF16, sim::Precision::FP16, sim::Precision::FP8})
     CHECK(preset.rates.at(p).gemm_efficiency == Approx(fit.rates.at(p).gemm_efficiency).epsilon(0.002));
@@ -84,9 +84,9 @@ TEST_CASE("ComputeCompare: each GPT layer timed on the H200 is predicted from th
           "[api]")
 {
   const sim::Topology topo      = h200();
-  const nlohmann::json measured = io::read_json_file(kMeasured);
-  const sim::GpuSpec fitted     = api::with_compute(topo.gpu, api::fit_compute(measured, topo.gpu, kMeasured));
-  const nlohmann::json doc      = api::compare_compute(measured, topo.gpu, &fitted, kMeasured);
+  const api::ComputeMeasurement measured = api::read_compute_measurement(io::read_json_file(kMeasured), kMeasured);
+  const sim::GpuSpec fitted     = api::with_compute(topo.gpu, api::fit_compute(measured, topo.gpu));
+  const nlohmann::json doc      = api::compare_compute(measured, topo.gpu, &fitted);
   REQUIRE(doc["layers"].size() == 14);
   for (const auto& layer : doc["layers"]) {
     INFO("hidden " << layer["hidden"] << ", seq " << layer["seq"] << ", micro-batch " << layer["micro_batch"] << ", "
@@ -111,7 +111,7 @@ TEST_CASE("ComputeCompare: a measurement's bad fields are one-line errors naming
   const sim::Topology topo  = h200();
   const auto message        = [&](const nlohmann::json& doc) -> std::string {
     try {
-      (void)api::compare_compute(doc, topo.gpu, nullptr, "m.json");
+      (void)api::compare_compute(api::read_compute_measurement(doc, "m.json"), topo.gpu, nullptr);
     } catch (const io::InputError& e) {
       return e.what();
     }
