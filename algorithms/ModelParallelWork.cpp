@@ -14,7 +14,7 @@ void add_closed_form_work(sim::PhasePlan& phase, const sim::StepShape& s)
 {
   if (s.pp > 1 && !phase.pipeline) {
     const std::uint64_t activations = 2ull * s.micro_batch * static_cast<std::uint64_t>(s.seq_len) * s.hidden;
-    phase.pipeline = sim::PipelineComm{activations, activations, {}};
+    phase.pipeline = sim::PipelineComm{activations, activations, {}, s.pipeline_sends_block};
   }
   if (s.tp < 2)
     return;
@@ -89,7 +89,7 @@ void add_architecture_work(sim::PhasePlan& phase, const sim::StepShape& s, const
   }
   if (s.pp > 1 && !phase.pipeline) {
     const std::uint64_t boundary = sim::pp_boundary_bytes(arch, s.micro_batch, local_seq) / s.tp;
-    phase.pipeline               = sim::PipelineComm{boundary, boundary, {}};
+    phase.pipeline               = sim::PipelineComm{boundary, boundary, {}, s.pipeline_sends_block};
   }
   if (s.ep > 1 && arch.moe()) {
     const std::uint64_t per_micro_batch =

@@ -112,6 +112,10 @@ AdviseCandidates advise_candidates(const AdviseRequest& in, const sim::Workload&
     req.topology  = in.topology;
     req.workload  = in.workload;
     req.algorithm = name;
+    // --pipeline-p2p sets how a data-parallel algorithm's pipeline sends; the pipeline algorithms run GPipe, whose
+    // sends always overlap, and refuse it (api/run/ResolvedRun.cpp): they are ranked without it.
+    if (algorithms::find_plan_algorithm(name)->parallelism() == algorithms::Parallelism::PIPELINE)
+      req.pipeline_p2p = std::nullopt;
     const auto stages = zero_stages_for(name, in.zero);
     if (!out.search) {
       if (!in.zero.empty() && !stages.empty())

@@ -93,6 +93,8 @@ nlohmann::json resolved_request(const SimulateRequest& r)
     doc["cp"] = *r.cp;
   if (r.framework)
     doc["framework"] = *r.framework;
+  if (r.pipeline_p2p)
+    doc["pipeline_p2p"] = *r.pipeline_p2p;
   return doc;
 }
 

@@ -23,7 +23,8 @@ const std::vector<std::string> CONFIG_KEYS = {"topology", "workload", "algorithm
                                               "micro_batch", "tp",     "pp",             "bandwidth_gbps",
                                               "latency_us",  "network_model", "fidelity", "params",
                                               "straggler_cv", "straggler_seed", "vpp", "recompute",
-                                              "memory_headroom_gb", "zero", "tp_overlap", "cp", "framework"};
+                                              "memory_headroom_gb", "zero", "tp_overlap", "cp", "framework",
+                                             "pipeline_p2p"};
 
 /// A topology or workload given as a relative path is a file beside the experiment: resolved against `base_dir` (the
 /// experiment file's folder; none for a document held in memory, whose paths resolve against the working directory).
@@ -85,6 +86,9 @@ void apply_key(const io::JsonObject& obj, const std::string& key, SimulateReques
   } else if (key == "framework") {
     req.framework = obj.choice(key, sim::known_frameworks());
     axes[key]     = *req.framework;
+  } else if (key == "pipeline_p2p") {
+    req.pipeline_p2p = obj.choice(key, {"blocking", "overlapped"});
+    axes[key]        = *req.pipeline_p2p;
   } else if (key == "tp_overlap") {
     req.tp_overlap = obj.boolean(key);
     axes[key]      = *req.tp_overlap;

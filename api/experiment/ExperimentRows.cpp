@@ -18,7 +18,8 @@ namespace {
 const std::vector<std::string> AXIS_ORDER = {"topology", "workload", "algorithm", "gpus", "global_batch", "micro_batch",
                                              "tp", "pp", "bandwidth_gbps", "latency_us", "network_model", "fidelity",
                                              "straggler_cv", "straggler_seed", "vpp", "recompute",
-                                             "memory_headroom_gb", "zero", "tp_overlap", "cp", "framework"};
+                                             "memory_headroom_gb", "zero", "tp_overlap", "cp", "framework",
+                                             "pipeline_p2p"};
 
 /// The row of one point: why it did not run, or its report's metrics and its paper values beside their predictions.
 ExperimentRow row_of(const ExperimentPoint& pt, const PointResult& result)

@@ -89,6 +89,14 @@ std::vector<typename OptionTable<Target>::Line> shape_lines(bool parallelism, Pa
                                  "default: the workload's")
                        .value("STACK"),
                    into(path..., &SimulateRequest::framework)});
+  // Whether a stage waits for its pipeline sends (sim::PipelineComm::blocking_sends, docs/overlap.md).
+  lines.push_back({choice_option("pipeline-p2p", {"blocking", "overlapped"},
+                                 "pipeline sends between stages: blocking (each stage waits for its messages, as "
+                                 "Megatron-LM's and DeepSpeed's schedules do) or overlapped (asynchronous, beside the "
+                                 "next unit's compute); the pipeline algorithms (GPipe) always overlap; default: the "
+                                 "workload's, else blocking")
+                       .value("MODE"),
+                   into(path..., &SimulateRequest::pipeline_p2p)});
   return lines;
 }
 

@@ -71,6 +71,8 @@ json config_json(const RunConfig& c)
     config["zero_stage"] = *c.zero_stage;
   if (c.tp_overlap)
     config["tp_overlap"] = true;
+  if (!c.pipeline_p2p.empty())
+    config["pipeline_p2p"] = c.pipeline_p2p;
   if (c.overlap)
     config["overlap"] = *c.overlap;
   if (c.stragglers)
@@ -167,6 +169,8 @@ RunConfig read_config(const json& c)
     k.zero_stage = json_integer<int>(c, "zero_stage", cw);
   if (c.contains("tp_overlap"))
     k.tp_overlap = json_flag(c, "tp_overlap", cw);
+  if (c.contains("pipeline_p2p"))
+    k.pipeline_p2p = json_text(c, "pipeline_p2p", cw);
   if (c.contains("overlap"))
     k.overlap = json_text(c, "overlap", cw);
   k.global_batch = json_integer<std::uint64_t>(c, "global_batch", cw);

@@ -74,6 +74,9 @@ struct SimulateRequest {
   /// --tp-overlap on|off (the bare flag: on): Megatron-Core's tensor-parallel communication overlap with the GEMMs;
   /// unset: the workload's defaults.tp_overlap where tp > 1.
   std::optional<bool> tp_overlap;
+  /// --pipeline-p2p blocking|overlapped: whether a model-parallel pipeline's stages wait for their sends
+  /// (sim::PipelineComm::blocking_sends); unset: the workload's defaults.pipeline_p2p (blocking unless it says otherwise).
+  std::optional<std::string> pipeline_p2p;
 };
 
 } // namespace ccsim::api

@@ -200,6 +200,8 @@ SimulationReport simulate(const ResolvedRun& run)
     c.ep = s.ep;
   c.overlap    = overlap_description(s.overlap, s.tp_overlap);
   c.tp_overlap = s.tp_overlap;
+  if (s.pp > 1 && run.algo->parallelism() != algorithms::Parallelism::PIPELINE)
+    c.pipeline_p2p = s.pipeline_sends_block ? "blocking" : "overlapped";
   c.global_batch                = s.global_batch;
   c.batch_rule                  = run.batch_rule;
   c.micro_batch                 = s.micro_batch;

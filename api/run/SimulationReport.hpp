@@ -114,6 +114,9 @@ struct RunConfig {
   int cp = 1;            // context-parallel degree (gpus = dp x tp x cp x pp); written only when > 1
   std::optional<int> zero_stage; // the ZeRO stage; written only when --zero (or --fsdp) chose it
   bool tp_overlap = false;       // tensor-parallel collectives beside their GEMMs (--tp-overlap); written only when on
+  /// "blocking" or "overlapped": how a model-parallel pipeline's stages send (--pipeline-p2p); written only for one
+  /// (pp > 1, not a pipeline algorithm's GPipe, whose sends always overlap).
+  std::string pipeline_p2p;
   std::uint64_t global_batch = 0;
   std::string batch_rule; // which rule set the batch: the flag, the workload's default, or its run rule
   std::uint64_t micro_batch = 0;

@@ -142,6 +142,25 @@ def test_tp_overlap_maps_to_a_keyword():
     assert on.breakdown.exposed_comm_s < off.breakdown.exposed_comm_s
 
 
+def test_pipeline_p2p_maps_to_a_keyword():
+    """--pipeline-p2p as pipeline_p2p=...: the command line's document; blocking sends expose every unit's messages,
+    (m v + pp - 2)(d_f + d_b) in all where overlapped ones expose the fill path's (pp - 1)(d_f + d_b)
+    (tests/sim/PipelineClosedForm_test.cpp), so the blocking step is longer by (m v - 1)(d_f + d_b)."""
+    base = ["simulate", "--topology", "h100x8-ib400x8", "--workload", "llama2-7b", "--algorithm", "megatron-dp",
+            "--gpus", 4, "--tp", 1, "--pp", 4, "--global-batch", 8, "--micro-batch", 1]
+    expected = cli_json(*base, "--pipeline-p2p", "blocking")
+    keywords = dict(topology="h100x8-ib400x8", workload="llama2-7b", algorithm="megatron-dp", gpus=4, tp=1, pp=4,
+                    global_batch=8, micro_batch=1)
+    blocking = ccsim.simulate(pipeline_p2p="blocking", **keywords)
+    overlapped = ccsim.simulate(pipeline_p2p="overlapped", **keywords)
+    assert without_wall(blocking.to_dict()) == without_wall(expected)
+    assert blocking.config.pipeline_p2p == "blocking"
+    assert overlapped.config.pipeline_p2p == "overlapped"
+    phase = blocking.phases[0].breakdown
+    d = (phase.pipeline_forward_comm_ms + phase.pipeline_backward_comm_ms) / 1e3
+    assert blocking.step_time_s - overlapped.step_time_s == pytest.approx((8 - 1) * d, rel=1e-6)
+
+
 def test_cp_keyword_equals_the_command_lines_cp_flag():
     # Context parallelism as a keyword: the same run as `--cp 2`, its config saying cp 2 and dp = 16 / (tp x cp).
     args = ["simulate", "--topology", "h100x8-ib400x8", "--workload", "llama3-8b", "--algorithm", "megatron-dp",

@@ -168,6 +168,14 @@ struct PipelineComm {
   std::uint64_t forward_bytes_per_micro_batch = 0;
   std::uint64_t backward_bytes_per_micro_batch = 0;
   std::vector<KernelOp> kernels_per_micro_batch; // quantize/dequantize around each send
+  /// Whether a stage waits for each send to arrive before it computes its next unit. Megatron-LM's pipeline sends and
+  /// receives of a step go out as one batch_isend_irecv that the schedule waits on (then torch.cuda.synchronize(),
+  /// p2p_communication.py `_communicate`), and DeepSpeed's pipeline engine sends with blocking dist.send/recv: in
+  /// 1F1B each micro-batch's two exchanges (activation out with gradient in, gradient out with activation in) lie on
+  /// the critical path, f + b + 2d per micro-batch and stage, which blocking sends in this GPipe order reproduce
+  /// (docs/overlap.md). false: the sends overlap the next unit's compute (AC-SGD's send and receive streams, an
+  /// asynchronous schedule).
+  bool blocking_sends = false;
 };
 
 /// One phase of training (e.g. 1-bit Adam's uncompressed warm-up, then its compressed stage).
@@ -238,6 +246,9 @@ struct StepShape {
   /// Megatron-Core's --tp-comm-overlap (needs tp > 1 and sequence parallelism): each layer's tensor-parallel
   /// all-gathers and reduce-scatters run beside the GEMMs that consume or produce them (CommOp::beside_gemms).
   bool tp_overlap = false;
+  /// Pipeline sends of a model-parallel (Megatron-style) step block their stage (PipelineComm::blocking_sends); from
+  /// the workload's defaults.pipeline_p2p, "blocking" unless it says "overlapped".
+  bool pipeline_sends_block = false;
   /// The ZeRO stage (Rajbhandari et al. 2020 §5): 1 shards the optimizer state over dp, 2 the gradients too (reduced
   /// every micro-batch), 3 the weights too (gathered per layer in every forward and backward pass); 0 none.
   int zero_stage = 0;

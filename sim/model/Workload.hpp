@@ -67,6 +67,9 @@ struct Workload {
   int ep = 1;                      // expert-parallel degree (defaults.ep; a mixture of experts only)
   bool sequence_parallel = false;  // defaults.sequence_parallel: Megatron's, with tp > 1 (architecture only)
   bool tp_overlap = false;         // defaults.tp_overlap: Megatron-Core's --tp-comm-overlap (needs sequence_parallel)
+  /// defaults.pipeline_p2p: "blocking" (the default: each stage waits for its pipeline sends, as Megatron-LM's and
+  /// DeepSpeed's schedules do) or "overlapped" (asynchronous sends beside the next unit's compute).
+  bool pipeline_p2p_overlapped = false;
   /// defaults.precision: the GEMMs' number format in the per-operator model; absent: the GPU's 16-bit format.
   std::optional<Precision> precision;
   /// defaults.recompute: what the training recipe recomputes in backward (selective: architecture only). A run that

@@ -68,6 +68,7 @@ void run_pipeline_closed_form(StepContext& c, const PhasePlan& phase, const std:
     auto work = chain_stage_work(c, chains[chain], kernel_s);
     work.send_forward_s  = fw[chain];
     work.send_backward_s = bw[chain];
+    work.blocking_sends  = pipe.blocking_sends;
     makespan = std::max(makespan, pipeline_makespan_s(work, units));
   }
   // The two rounds above took the slowest forward plus the slowest backward message, less than any chain's makespan

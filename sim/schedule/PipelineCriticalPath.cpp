@@ -20,7 +20,8 @@ double pipeline_makespan_s(const StageTimes& t, int m)
   // Forward: stage s's unit i needs stage s - 1's send of unit i, which the same pass of i has just computed.
   for (int i = 0; i < m; ++i)
     for (std::size_t s = 0; s < pp; ++s) {
-      done[s] = std::max(done[s], s > 0 ? sent[s - 1] : 0.0) + t.forward_s[s];
+      const double free = t.blocking_sends && s + 1 < pp ? std::max(done[s], sent[s]) : done[s];
+      done[s]           = std::max(free, s > 0 ? sent[s - 1] : 0.0) + t.forward_s[s];
       if (s + 1 < pp)
         sent[s] = std::max(sent[s], done[s]) + sends(t.send_forward_s, s);
     }
@@ -29,7 +30,8 @@ double pipeline_makespan_s(const StageTimes& t, int m)
     sent[s] = done[s] = s + 1 < pp ? std::max(done[s], sent[s]) : done[s];
   for (int i = 0; i < m; ++i)
     for (std::size_t k = pp; k-- > 0;) {
-      done[k] = std::max(done[k], k + 1 < pp ? sent[k + 1] : 0.0) + t.backward_s[k];
+      const double free = t.blocking_sends && k > 0 ? std::max(done[k], sent[k]) : done[k];
+      done[k]           = std::max(free, k + 1 < pp ? sent[k + 1] : 0.0) + t.backward_s[k];
       if (k > 0)
         sent[k] = std::max(sent[k], done[k]) + sends(t.send_backward_s, k);
     }
@@ -41,7 +43,7 @@ double pipeline_makespan_s(const StageTimes& t, int m)
 
 double gpipe_makespan_s(const std::vector<double>& forward_s, const std::vector<double>& backward_s, int m)
 {
-  return pipeline_makespan_s(StageTimes{forward_s, backward_s, {}, {}}, m);
+  return pipeline_makespan_s(StageTimes{forward_s, backward_s, {}, {}, false}, m);
 }
 
 double pipeline_kernel_side_s(const StepContext& c, const PhasePlan& phase)

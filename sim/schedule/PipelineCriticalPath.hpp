@@ -16,6 +16,7 @@ namespace ccsim::sim {
 struct StageTimes {
   std::vector<double> forward_s, backward_s;
   std::vector<double> send_forward_s, send_backward_s;
+  bool blocking_sends = false; // a stage's next unit waits for its send (PipelineComm::blocking_sends)
 };
 
 /// The schedule of sim/schedule/PipelineSchedule.cpp computed instead of simulated: every stage runs its forwards in
@@ -23,7 +24,9 @@ struct StageTimes {
 /// arrived, and a stage's sends leave one after another, each once its unit is computed and the previous send is done:
 ///   F[s][i] = max(F[s][i-1], S[s-1][i]) + f[s]      S[s][i] = max(S[s][i-1], F[s][i]) + d_f[s]
 ///   B[s][i] = max(B[s][i-1], R[s+1][i]) + b[s]      R[s][i] = max(R[s][i-1], B[s][i]) + d_b[s]
-/// with B[s][-1] = max(F[s][m-1], S[s][m-1]) and R[s][-1] = B[s][-1]. Returns when the last stage is done, the latest
+/// with B[s][-1] = max(F[s][m-1], S[s][m-1]) and R[s][-1] = B[s][-1]. With blocking sends a unit also waits for its
+/// stage's previous send: F[s][i] = max(S[s][i-1], S[s-1][i]) + f[s] where stage s sends (B likewise with R), which
+/// on uniform stages adds d_f + d_b per unit. Returns when the last stage is done, the latest
 /// B[s][m-1] or R[s][m-1]. Without sends it is GPipe's (m + pp - 1)(f + b) on uniform stages. O(pp x m) arithmetic.
 double pipeline_makespan_s(const StageTimes& t, int m);
 

@@ -1,5 +1,6 @@
 // GPipe on SimGrid: one actor per pipeline stage of each chain, and beside each sending stage a companion actor that
-// sends its messages one after another, so a stage computes while its last output is still on the wire.
+// sends its messages one after another, so a stage computes while its last output is still on the wire (or, with
+// PipelineComm::blocking_sends, waits for it to arrive before its next unit).
 // The tp chains of one data-parallel index run in lockstep where the cluster is symmetric (see lane_copies): one set
 // of actors then drives all of them, each send starting the flows of every copy at once.
 #include "sim/schedule/PipelineSchedule.hpp"
@@ -49,9 +50,10 @@ sg4::Mailbox* mailbox(int chain, int stage, char dir)
 }
 
 /// Sends of one stage in one direction go out one after another, as NCCL p2p calls queued on one stream do,
-/// while the stage keeps computing: a companion actor takes send requests from a local queue.
+/// while the stage keeps computing: a companion actor takes send requests from a local queue. With `delivered`, each
+/// arrival is also released there, for a stage whose sends block it (PipelineComm::blocking_sends).
 void sender_actor(StepContext* c, int rank, char dir, sg4::Mailbox* queue, sg4::Mailbox* peer, std::uint64_t bytes,
-                  int count, std::vector<double>* durations)
+                  int count, std::vector<double>* durations, sg4::SemaphorePtr delivered)
 {
   static int token = 0;
   for (int i = 0; i < count; ++i) {
@@ -62,6 +64,8 @@ void sender_actor(StepContext* c, int rank, char dir, sg4::Mailbox* queue, sg4::
       durations->push_back(sg4::Engine::get_clock() - t0);
     span_rank(*c, rank, fmt::format("send {} {}", dir == 'f' ? "activations" : "gradients", i + 1), "pipeline send", t0,
               sg4::Engine::get_clock(), /*lane=*/1);
+    if (delivered)
+      delivered->release();
   }
 }
 
@@ -70,7 +74,7 @@ void sender_actor(StepContext* c, int rank, char dir, sg4::Mailbox* queue, sg4::
 /// copies' own senders would start them, so the network sees what it would see with one actor pair per copy.
 void lane_sender_actor(StepContext* c, const std::vector<std::vector<int>>* copies, int stage, int peer,
                        sg4::Mailbox* queue, sg4::SemaphorePtr arrived, std::uint64_t bytes, int count,
-                       std::vector<double>* durations)
+                       std::vector<double>* durations, sg4::SemaphorePtr delivered)
 {
   std::vector<sg4::CommPtr> comms;
   comms.reserve(copies->size());
@@ -85,6 +89,8 @@ void lane_sender_actor(StepContext* c, const std::vector<std::vector<int>>* copi
     if (durations != nullptr)
       durations->push_back(sg4::Engine::get_clock() - t0);
     arrived->release();
+    if (delivered)
+      delivered->release();
   }
 }
 
@@ -139,6 +145,8 @@ void stage_actor(StageJob job)
         recvs.push_back(mailbox(job.chain, job.stage, dir)->get_async<int>(&got[i]));
     sg4::Mailbox* queue = nullptr;
     sg4::ActorPtr sender;
+    // Blocking sends: the stage waits for each of its messages to arrive before its next unit.
+    const sg4::SemaphorePtr delivered = sends_on && pipe.blocking_sends ? sg4::Semaphore::create(0) : nullptr;
     if (sends_on) {
       const int peer            = fwd ? job.stage + 1 : job.stage - 1;
       std::uint64_t bytes = 0;
@@ -153,10 +161,10 @@ void stage_actor(StageJob job)
       const auto name = fmt::format("send{}-{}{}", job.chain, job.stage, dir);
       if (lane)
         sender = sg4::Actor::create(name, sg4::this_actor::get_host(), lane_sender_actor, &c, &job.copies, job.stage,
-                                    peer, queue, job.arrivals->at({peer, dir}), bytes, m, durations);
+                                    peer, queue, job.arrivals->at({peer, dir}), bytes, m, durations, delivered);
       else
         sender = sg4::Actor::create(name, sg4::this_actor::get_host(), sender_actor, &c, job.ranks[job.stage], dir,
-                                    queue, mailbox(job.chain, peer, dir), bytes, m, durations);
+                                    queue, mailbox(job.chain, peer, dir), bytes, m, durations, delivered);
     }
     for (int i = 0; i < m; ++i) {
       if (receives && lane)
@@ -176,6 +184,8 @@ void stage_actor(StageJob job)
                 sg4::Engine::get_clock());
       if (sends_on)
         queue->put_init(&token, 0)->detach();
+      if (delivered)
+        delivered->acquire();
     }
     if (sender)
       sender->join();

@@ -1,7 +1,9 @@
 #pragma once
 // Internal to the step engine: a pipelined phase under GPipe (and, with model chunks, interleaved 1F1B) — on every chain of pp stages (sim/layout/PipelineGroups.hpp),
 // all micro-batches forward through the stages, then all backward, each boundary sending the plan's bytes per
-// micro-batch (AQ-SGD §4, Fig. 2) with its quantize/dequantize kernels on both sides.
+// micro-batch (AQ-SGD §4, Fig. 2) with its quantize/dequantize kernels on both sides. With blocking sends
+// (PipelineComm::blocking_sends) each stage waits for its message before its next unit, which in this order costs
+// what Megatron's 1F1B with blocking exchanges does per micro-batch (docs/overlap.md).
 
 #include "sim/step/StepContext.hpp"
 

@@ -41,8 +41,9 @@ TEST_CASE("ccsim simulate: a 70B tp 8 x pp 4 step is the same in fast and exact 
                        fast["config"]["backward_ms_per_micro_batch"].get<double>()) / 1e3;
     CHECK(fast["step_time_s"].get<double>() > 35 * mb);
     // Every stage pair here has NICs of its own, so the closed form's steady-state messages are the simulated ones:
-    // the two agree to 24 us in 21-31 s (the issue asks for 1 %).
-    CHECK(fast["step_time_s"].get<double>() == Approx(exact["step_time_s"].get<double>()).epsilon(1e-5));
+    // the two agree to 272 us in 21-31 s with Megatron's blocking sends (24 us when the sends overlapped compute; the
+    // issue asks for 1 %).
+    CHECK(fast["step_time_s"].get<double>() == Approx(exact["step_time_s"].get<double>()).epsilon(2e-5));
     CHECK(exact["step_time_s"].get<double>() == Approx(whole["step_time_s"].get<double>()).epsilon(1e-12));
     CHECK(exact["sim"]["events"] == whole["sim"]["events"]);
     CHECK(fast["bytes_per_gpu"] == whole["bytes_per_gpu"]);

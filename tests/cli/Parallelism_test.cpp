@@ -31,12 +31,19 @@ TEST_CASE("Parallelism: interleaved 1F1B cuts the bubble to (pp - 1)(f + b) / vp
 {
   // Narayanan et al. 2021 §2.2.2: with m micro-batches of forward f and backward b per stage, plain 1F1B takes
   // (m + pp - 1)(f + b) and v chunks per stage (m + (pp - 1) / v)(f + b), transfers free. Here m = 8, pp = 4.
+  // Megatron's sends block their stage (PipelineComm::blocking_sends): each of the m v units waits for its own
+  // messages, d = d_f + d_b, which is all the sends' time (exposed = comm), and the fill path's pp - 2 boundaries
+  // beyond the first stage's stay in the step as well: (m v + pp - 2) d in all (tests/sim/PipelineClosedForm_test.cpp).
   for (const int v : {1, 2, 4}) {
     INFO("vpp " << v);
     const auto r    = simulate_json(kPipeline + " --vpp " + std::to_string(v));
     const double fb = (num(r["config"]["forward_ms_per_micro_batch"]) + num(r["config"]["backward_ms_per_micro_batch"])) / 1e3;
+    const auto& phase = r["phases"][0]["breakdown"];
+    const double d    = (num(phase["pipeline_forward_comm_ms"]) + num(phase["pipeline_backward_comm_ms"])) / 1e3;
     CHECK(r["config"]["grad_accumulation"] == 8);
-    CHECK(comm_free_s(r) == Approx((8 + 3.0 / v) * fb).epsilon(1e-9));
+    CHECK(num(r["breakdown"]["exposed_comm_s"]) == Approx(num(r["breakdown"]["comm_s"])).epsilon(1e-12));
+    CHECK(num(r["breakdown"]["comm_s"]) == Approx(8 * v * d).epsilon(1e-9));
+    CHECK(comm_free_s(r) == Approx((8 + 3.0 / v) * fb + 2 * d).epsilon(1e-9));
     CHECK(num(r["breakdown"]["compute_s"]) == Approx(8 * fb).epsilon(1e-12)); // the work itself does not change
     CHECK(r["config"].value("vpp", 1) == v);
   }
@@ -85,6 +92,45 @@ TEST_CASE("Parallelism: interleaving keeps 1 + (pp - 1) / (pp vpp) times 1F1B's 
   const double logits_gb = 4.0 * 4096 * 32000 / 1e9;
   CHECK(num(interleaved["activations"]) - logits_gb ==
         Approx((num(plain["activations"]) - logits_gb) * (1 + 3.0 / 8)).epsilon(1e-9));
+}
+
+TEST_CASE("Parallelism: --pipeline-p2p overlapped leaves the fill path's sends, blocking every unit's", "[cli]")
+{
+  // The same pipeline as above (m 8, pp 4): overlapped sends put only the fill path's (pp - 1)(d_f + d_b) on the
+  // step beyond the comm-free (m + pp - 1)(f + b); blocking ones (m + pp - 2)(d_f + d_b)
+  // (tests/sim/PipelineClosedForm_test.cpp). The workload (llama2-7b) says nothing, so blocking is the default.
+  const auto blocking   = simulate_json(kPipeline);
+  const auto overlapped = simulate_json(kPipeline + " --pipeline-p2p overlapped");
+  CHECK(blocking["config"]["pipeline_p2p"] == "blocking");
+  CHECK(overlapped["config"]["pipeline_p2p"] == "overlapped");
+  const auto& phase = overlapped["phases"][0]["breakdown"];
+  const double d    = (num(phase["pipeline_forward_comm_ms"]) + num(phase["pipeline_backward_comm_ms"])) / 1e3;
+  const double fb   = (num(overlapped["config"]["forward_ms_per_micro_batch"]) +
+                     num(overlapped["config"]["backward_ms_per_micro_batch"])) / 1e3;
+  const double optimizer = num(overlapped["breakdown"]["optimizer_s"]);
+  CHECK(num(overlapped["step_time_s"]) - optimizer == Approx(11 * fb + 3 * d).epsilon(1e-9));
+  CHECK(num(blocking["step_time_s"]) - optimizer == Approx(11 * fb + 10 * d).epsilon(1e-9));
+  CHECK(num(overlapped["breakdown"]["exposed_comm_s"]) == Approx(3 * d).epsilon(1e-9));
+  // A data-parallel run without a pipeline has nothing to say; the pipeline algorithms run GPipe and refuse it.
+  CHECK_FALSE(simulate_json("--topology h100x8-ib400x8 --workload llama2-7b --algorithm megatron-dp --gpus 4 --tp 1 "
+                            "--pp 1 --global-batch 8 --micro-batch 1")["config"]
+                  .contains("pipeline_p2p"));
+  const auto gpipe = run_ccsim("simulate --topology h100x8-ib400x8 --workload llama2-7b --algorithm aq-sgd --gpus 4 "
+                               "--pp 4 --global-batch 8 --micro-batch 1 --pipeline-p2p blocking --quiet");
+  CHECK(gpipe.exit_code == 2);
+  CHECK(line_count(gpipe.err) == 1);
+  CHECK_THAT(gpipe.err, Catch::Contains("--pipeline-p2p") && Catch::Contains("GPipe"));
+  const auto bad = run_ccsim("simulate " + kPipeline + " --pipeline-p2p async --quiet");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--pipeline-p2p") && Catch::Contains("blocking, overlapped"));
+  // advise passes the flag to the algorithms it applies to and ranks the pipeline algorithms without it.
+  const auto advised = run_ccsim("advise --topology v100x1-wan --workload gpt2-xl --gpus 8 --pipeline-p2p overlapped "
+                                 "--quiet --format json");
+  REQUIRE(advised.exit_code == 0);
+  const auto ranking = nlohmann::json::parse(advised.out)["ranking"];
+  CHECK(ranking.size() == 3); // aq-sgd, fp32-pipeline, directq
+  for (const auto& row : ranking)
+    CHECK(row["samples_per_s"].get<double>() > 0);
 }
 
 TEST_CASE("Parallelism: --vpp that cannot interleave is a one-line error", "[cli]")

@@ -141,9 +141,10 @@ inline double time_collective(const sim::Topology& topo, const sim::StepShape& s
 
 /// One pipelined step: step time, forward and backward message times, inter-node bytes per GPU, events, and the
 /// bytes of the busiest links, with the reduction on or off. Exact fidelity: the reductions are the event-by-event
-/// schedule's (fast fidelity computes the pipeline in closed form, tests/sim/PipelineClosedForm_test.cpp).
+/// schedule's (fast fidelity computes the pipeline in closed form, tests/sim/PipelineClosedForm_test.cpp). `blocking`:
+/// each stage waits for its sends (sim::PipelineComm::blocking_sends).
 inline std::vector<double> pipeline_step(const sim::Topology& topo, int dp, int tp, int pp, int m, bool reduce,
-                                  sim::Fidelity fidelity = sim::Fidelity::EXACT)
+                                  sim::Fidelity fidelity = sim::Fidelity::EXACT, bool blocking = false)
 {
   sim::Workload w = no_compute();
   w.compute.push_back({"TEST", 1, 1, tp, pp, 0.002, 0.004, "", "test"});
@@ -152,7 +153,7 @@ inline std::vector<double> pipeline_step(const sim::Topology& topo, int dp, int 
   s.global_batch = static_cast<std::uint64_t>(dp * m), s.grad_accumulation = m, s.seq_len = 1;
   return in_child([&] {
     setenv("CCSIM_SYMMETRY", reduce ? "on" : "off", 1);
-    sim::PhasePlan phase{"pipe", 1.0, {}, sim::PipelineComm{6000000, 3000000, {}}};
+    sim::PhasePlan phase{"pipe", 1.0, {}, sim::PipelineComm{6000000, 3000000, {}, blocking}};
     sim::StepOptions options;
     options.busiest_links = true;
     const auto r = sim::simulate_step(topo, w, sim::StepPlan{{phase}}, s, fidelity, options);

@@ -192,6 +192,26 @@ TEST_CASE("load_workload: a batch that grows with dp excludes a fixed batch and 
   }
 }
 
+TEST_CASE("load_workload: defaults.pipeline_p2p is blocking unless it says overlapped", "[sim]")
+{
+  // Megatron-LM's and DeepSpeed's pipeline schedules wait on every exchange (sim::PipelineComm::blocking_sends); a
+  // workload whose stack sends asynchronously says so. Llama 3 (§3.3.2: asynchronous point-to-point in PP) does.
+  CHECK_FALSE(load_workload(write_temp_file("p2p-absent.json", workload_text(""))).pipeline_p2p_overlapped);
+  CHECK_FALSE(load_workload(write_temp_file("p2p-blocking.json",
+                                            workload_text(R"("defaults": {"pipeline_p2p": "blocking"})")))
+                  .pipeline_p2p_overlapped);
+  CHECK(load_workload(write_temp_file("p2p-overlapped.json",
+                                      workload_text(R"("defaults": {"pipeline_p2p": "overlapped"})")))
+            .pipeline_p2p_overlapped);
+  const auto bad = write_temp_file("p2p-bad.json", workload_text(R"("defaults": {"pipeline_p2p": "async"})"));
+  CHECK_THAT(message_of([&] { load_workload(bad); }), Catch::StartsWith(bad + ": /defaults/pipeline_p2p: "));
+  CHECK(message_of([&] { load_workload(bad); }).find('\n') == std::string::npos);
+  const auto typed = write_temp_file("p2p-typed.json", workload_text(R"("defaults": {"pipeline_p2p": true})"));
+  CHECK_THAT(message_of([&] { load_workload(typed); }), Catch::StartsWith(typed + ": /defaults/pipeline_p2p: "));
+  CHECK(preset("llama3.1-405b").pipeline_p2p_overlapped);
+  CHECK_FALSE(preset("llama2-70b").pipeline_p2p_overlapped);
+}
+
 TEST_CASE("load_workload: flops_per_sample beyond 1000 x a dense model of its size is one line - up to it loads",
           "[sim]")
 {
