@@ -96,6 +96,13 @@ void print_table(const SimulationReport& r)
                                " and compressed collectives stay on the critical path (docs/overlap.md)",
                            table_width())
               << "\n";
+  if (!cfg.pipeline_p2p.empty())
+    std::cout << wrap_text(cfg.pipeline_p2p == "blocking"
+                               ? "pipeline sends: blocking, each stage waits for its messages as Megatron-LM's and "
+                                 "DeepSpeed's schedules do (--pipeline-p2p overlapped sends them beside the compute)"
+                               : "pipeline sends: overlapped, beside the next unit's compute (--pipeline-p2p)",
+                           table_width())
+              << "\n";
   if (cfg.stragglers)
     std::cout << fmt::format("stragglers: compute {:.4g}x the uniform cluster's; the average GPU waits {:.4g} s per step "
                              "for the slowest\n",
