@@ -7,6 +7,7 @@
 #include "cli/Command.hpp"
 #include "cli/Options.hpp"
 #include "cli/Progress.hpp"
+#include "sim/model/TrainingRecipe.hpp"
 
 #include <fmt/format.h>
 
@@ -97,7 +98,7 @@ void print_table(const SimulationReport& r)
                            table_width())
               << "\n";
   if (!cfg.pipeline_p2p.empty())
-    std::cout << wrap_text(cfg.pipeline_p2p == "blocking"
+    std::cout << wrap_text(cfg.pipeline_p2p == sim::BLOCKING_PIPELINE_P2P
                                ? "pipeline sends: blocking, each stage waits for its messages as Megatron-LM's and "
                                  "DeepSpeed's schedules do (--pipeline-p2p overlapped sends them beside the compute)"
                                : "pipeline sends: overlapped, beside the next unit's compute (--pipeline-p2p)",

@@ -87,7 +87,7 @@ void apply_key(const io::JsonObject& obj, const std::string& key, SimulateReques
     req.framework = obj.choice(key, sim::known_frameworks());
     axes[key]     = *req.framework;
   } else if (key == "pipeline_p2p") {
-    req.pipeline_p2p = obj.choice(key, {"blocking", "overlapped"});
+    req.pipeline_p2p = obj.choice(key, sim::pipeline_p2p_modes());
     axes[key]        = *req.pipeline_p2p;
   } else if (key == "tp_overlap") {
     req.tp_overlap = obj.boolean(key);

@@ -90,7 +90,7 @@ std::vector<typename OptionTable<Target>::Line> shape_lines(bool parallelism, Pa
                        .value("STACK"),
                    into(path..., &SimulateRequest::framework)});
   // Whether a stage waits for its pipeline sends (sim::PipelineComm::blocking_sends, docs/overlap.md).
-  lines.push_back({choice_option("pipeline-p2p", {"blocking", "overlapped"},
+  lines.push_back({choice_option("pipeline-p2p", sim::pipeline_p2p_modes(),
                                  "pipeline sends between stages: blocking (each stage waits for its messages, as "
                                  "Megatron-LM's and DeepSpeed's schedules do) or overlapped (asynchronous, beside the "
                                  "next unit's compute); the pipeline algorithms (GPipe) always overlap; default: the "

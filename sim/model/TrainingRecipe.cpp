@@ -19,6 +19,12 @@ bool is_known_framework(const std::string& name)
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+const std::vector<std::string>& pipeline_p2p_modes()
+{
+  static const std::vector<std::string> names{BLOCKING_PIPELINE_P2P, "overlapped"};
+  return names;
+}
+
 std::string to_string(Precision p)
 {
   switch (p) {

@@ -28,6 +28,11 @@ inline constexpr const char* REFERENCE_FRAMEWORK = "megatron-lm";
 const std::vector<std::string>& known_frameworks();
 bool is_known_framework(const std::string& name);
 
+/// How a data-parallel algorithm's pipeline stages send (defaults.pipeline_p2p, --pipeline-p2p): "blocking", each stage
+/// waits for its messages (the default), or "overlapped" (PipelineComm::blocking_sends).
+inline constexpr const char* BLOCKING_PIPELINE_P2P = "blocking";
+const std::vector<std::string>& pipeline_p2p_modes();
+
 std::string to_string(Precision p);
 std::string to_string(Recompute r);
 /// "tf32", "fp16", "bf16", "fp8" (and "none", "selective", "full"); nullopt for anything else.

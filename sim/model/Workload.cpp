@@ -182,7 +182,8 @@ Workload workload_from_json(const nlohmann::json& doc, const std::string& path)
   if (const auto d = root.object_if("defaults")) {
     d->allow_only({"global_batch", "micro_batch", "tp", "pp", "vpp", "cp", "micro_batches", "grad_accumulation", "ep",
                    "sequence_parallel", "tp_overlap", "precision", "recompute", "zero", "framework", "pipeline_p2p"});
-    w.pipeline_p2p_overlapped = d->choice_or("pipeline_p2p", {"blocking", "overlapped"}, "blocking") == "overlapped";
+    w.pipeline_p2p_overlapped =
+        d->choice_or("pipeline_p2p", pipeline_p2p_modes(), BLOCKING_PIPELINE_P2P) != BLOCKING_PIPELINE_P2P;
     w.global_batch  = static_cast<std::uint64_t>(d->integer_in_or("global_batch", io::range::kBatch, 0));
     w.grad_accumulation = static_cast<int>(d->integer_in_or("grad_accumulation", io::range::kMicroBatches, 0));
     w.micro_batch   = static_cast<std::uint64_t>(d->integer_in_or("micro_batch", io::range::kBatch, 0));

@@ -20,6 +20,19 @@ const std::string kPipeline = "--topology h100x8-ib400x8 --workload llama2-7b --
 
 double num(const nlohmann::json& j) { return j.get<double>(); }
 
+/// One micro-batch's forward and backward on one stage, f + b, in seconds.
+double micro_batch_s(const nlohmann::json& r)
+{
+  return (num(r["config"]["forward_ms_per_micro_batch"]) + num(r["config"]["backward_ms_per_micro_batch"])) / 1e3;
+}
+
+/// One pipeline message each way, d_f + d_b, in seconds.
+double messages_s(const nlohmann::json& r)
+{
+  const auto& phase = r["phases"][0]["breakdown"];
+  return (num(phase["pipeline_forward_comm_ms"]) + num(phase["pipeline_backward_comm_ms"])) / 1e3;
+}
+
 /// The step's comm-free critical path: the step less what the pipeline sends left exposed and the optimizer step.
 double comm_free_s(const nlohmann::json& r)
 {
@@ -37,9 +50,8 @@ TEST_CASE("Parallelism: interleaved 1F1B cuts the bubble to (pp - 1)(f + b) / vp
   for (const int v : {1, 2, 4}) {
     INFO("vpp " << v);
     const auto r    = simulate_json(kPipeline + " --vpp " + std::to_string(v));
-    const double fb = (num(r["config"]["forward_ms_per_micro_batch"]) + num(r["config"]["backward_ms_per_micro_batch"])) / 1e3;
-    const auto& phase = r["phases"][0]["breakdown"];
-    const double d    = (num(phase["pipeline_forward_comm_ms"]) + num(phase["pipeline_backward_comm_ms"])) / 1e3;
+    const double fb = micro_batch_s(r);
+    const double d  = messages_s(r);
     CHECK(r["config"]["grad_accumulation"] == 8);
     CHECK(num(r["breakdown"]["exposed_comm_s"]) == Approx(num(r["breakdown"]["comm_s"])).epsilon(1e-12));
     CHECK(num(r["breakdown"]["comm_s"]) == Approx(8 * v * d).epsilon(1e-9));
@@ -60,7 +72,7 @@ TEST_CASE("Parallelism: Llama 3's layout interleaves 126 layers on 16 stages, th
   for (const int v : {1, 2, 4, 8}) {
     INFO("vpp " << v);
     const auto r    = simulate_json(base + " --vpp " + std::to_string(v));
-    const double fb = (num(r["config"]["forward_ms_per_micro_batch"]) + num(r["config"]["backward_ms_per_micro_batch"])) / 1e3;
+    const double fb = micro_batch_s(r);
     CHECK(r["config"].value("vpp", 1) == v);
     CHECK(comm_free_s(r) == Approx((32 + 15.0 / v) * fb).epsilon(1e-9));
   }
@@ -103,10 +115,8 @@ TEST_CASE("Parallelism: --pipeline-p2p overlapped leaves the fill path's sends, 
   const auto overlapped = simulate_json(kPipeline + " --pipeline-p2p overlapped");
   CHECK(blocking["config"]["pipeline_p2p"] == "blocking");
   CHECK(overlapped["config"]["pipeline_p2p"] == "overlapped");
-  const auto& phase = overlapped["phases"][0]["breakdown"];
-  const double d    = (num(phase["pipeline_forward_comm_ms"]) + num(phase["pipeline_backward_comm_ms"])) / 1e3;
-  const double fb   = (num(overlapped["config"]["forward_ms_per_micro_batch"]) +
-                     num(overlapped["config"]["backward_ms_per_micro_batch"])) / 1e3;
+  const double d    = messages_s(overlapped);
+  const double fb   = micro_batch_s(overlapped);
   const double optimizer = num(overlapped["breakdown"]["optimizer_s"]);
   CHECK(num(overlapped["step_time_s"]) - optimizer == Approx(11 * fb + 3 * d).epsilon(1e-9));
   CHECK(num(blocking["step_time_s"]) - optimizer == Approx(11 * fb + 10 * d).epsilon(1e-9));
