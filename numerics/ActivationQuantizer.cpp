@@ -2,8 +2,10 @@
 // in cache and the compiler vectorises across channels.
 #include "numerics/ActivationQuantizer.hpp"
 
+#include "numerics/ActivationQuantizerPaths.hpp"
 #include "numerics/ParallelFor.hpp"
 #include "numerics/Rounding.hpp"
+#include "numerics/SimdLevel.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,7 +15,7 @@
 namespace ccsim::numerics {
 
 namespace {
-constexpr float EPS = 1e-6f; // fixpoint.py: x / (scale + 1e-6)
+using detail::AQ_EPS;
 
 /// Codes of one row and, when `m` is given, m += deQ(code) — the same value as dequantize_channels' expression:
 /// code / half is exact (half is a power of two, |code| <= half), so it is computed as code x (1 / half), one
@@ -24,7 +26,7 @@ void encode_row(const float* x, const float* m_old, float* m_new, const float* s
 {
   const float inv_half = 1.0f / half;
   for (std::size_t c = 0; c < channels; ++c) {
-    const float v    = (m_old ? x[c] - m_old[c] : x[c]) / (scales[c] + EPS) * half;
+    const float v    = (m_old ? x[c] - m_old[c] : x[c]) / (scales[c] + AQ_EPS) * half;
     const float code = std::min(half - 1.0f, std::max(-half, round_half_even(v)));
     codes[c]         = static_cast<std::int8_t>(code);
     if (m_new)
@@ -84,18 +86,47 @@ void channel_absmax_of_difference(const float* a, const float* m, std::size_t r0
     }
   }
 }
+
+void encode_rows_scalar(const float* a, float* m, std::size_t r0, std::size_t r1, std::size_t channels,
+                        const float* scales, float half, std::int8_t* codes)
+{
+  for (std::size_t r = r0; r < r1; ++r)
+    encode_row(a + r * channels, m + r * channels, m + r * channels, scales, channels, half, codes + r * channels);
+}
+
+const detail::DeltaQuantKernels& delta_quant_kernels()
+{
+#if CCSIM_HAVE_X86_SIMD
+  // AVX2 keeps the compiler's clone of the scalar loops: a hand-written AVX2 pair measured 7 % slower in cache.
+  if (simd_level() == SimdLevel::AVX512)
+    return detail::AVX512_DELTA_QUANT_KERNELS;
+#endif
+  return detail::SCALAR_DELTA_QUANT_KERNELS;
+}
 } // namespace
+
+namespace detail {
+void encode_row_scalar(const float* a, float* m, std::size_t c0, std::size_t channels, const float* scales,
+                       float half, std::int8_t* codes)
+{
+  if (c0 < channels)
+    encode_row(a + c0, m + c0, m + c0, scales + c0, channels - c0, half, codes + c0);
+}
+
+const DeltaQuantKernels SCALAR_DELTA_QUANT_KERNELS = {channel_absmax_of_difference, encode_rows_scalar};
+} // namespace detail
 
 void quantize_delta_channels(const float* a, float* m, std::size_t rows, std::size_t channels, int bits,
                              std::int8_t* codes, float* scales, std::size_t threads)
 {
+  const detail::DeltaQuantKernels& k = delta_quant_kernels();
   // Each thread takes whole rows into its own maxima, merged with the same comparison: max is exact and a NaN never
   // wins it, so any split gives the one-thread scales.
   const std::size_t parts = std::max<std::size_t>(1, std::min(threads, rows));
   std::vector<float> partial((parts - 1) * channels);
   parallel_for_on(parts, parts, [&](std::size_t t) {
-    channel_absmax_of_difference(a, m, rows * t / parts, rows * (t + 1) / parts, channels,
-                                 t == 0 ? scales : partial.data() + (t - 1) * channels);
+    k.delta_absmax(a, m, rows * t / parts, rows * (t + 1) / parts, channels,
+                   t == 0 ? scales : partial.data() + (t - 1) * channels);
   });
   for (std::size_t t = 1; t < parts; ++t)
     for (std::size_t c = 0; c < channels; ++c) {
@@ -105,10 +136,8 @@ void quantize_delta_channels(const float* a, float* m, std::size_t rows, std::si
   for (std::size_t c = 0; c < channels; ++c)
     scales[c] = round_to_fp16(scales[c]);
   const float half = static_cast<float>(1 << (bits - 1));
-  parallel_ranges(threads, rows, 1, [&](std::size_t r0, std::size_t r1) {
-    for (std::size_t r = r0; r < r1; ++r)
-      encode_row(a + r * channels, m + r * channels, m + r * channels, scales, channels, half, codes + r * channels);
-  });
+  parallel_ranges(threads, rows, 1,
+                  [&](std::size_t r0, std::size_t r1) { k.encode_rows(a, m, r0, r1, channels, scales, half, codes); });
 }
 
 } // namespace ccsim::numerics

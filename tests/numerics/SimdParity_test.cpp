@@ -3,6 +3,7 @@
 // subnormal maxima that make qmax/max|x| infinite, inf, NaN), unaligned draw offsets, and top-k with ties. The bytes
 // must be identical, because the vector paths apply the scalar element rules lane by lane. A level this CPU lacks
 // is skipped with a message.
+#include "numerics/ActivationQuantizer.hpp"
 #include "numerics/GroupQuantizer.hpp"
 #include "numerics/Hadamard.hpp"
 #include "numerics/OnebitPack.hpp"
@@ -171,6 +172,37 @@ TEST_CASE("SimdParity: 1-bit compression with error feedback is bit-identical to
     CHECK(abits_got == abits_want);
     CHECK(std::memcmp(a_got.data(), a_want.data(), 4 * xf.size()) == 0);
   }
+}
+
+TEST_CASE("SimdParity: AQ-SGD's delta quantizer is bit-identical to the scalar path", "[numerics]")
+{
+  LevelGuard guard;
+  // 37 channels: two blocks of 16 and a tail of 5 for AVX-512 (AVX2 runs the scalar loops' clone); 29 rows with
+  // zeros, -0, inf and NaN (awkward_vector) and deltas of 1e-6, at 2, 4 and 8 bits, one and three threads.
+  const std::size_t rows = 29, channels = 37, n = rows * channels;
+  const auto a = awkward_vector(n, 41);
+  auto m0      = awkward_vector(n, 42);
+  // Every third channel's deltas are about 1e-6, where the scale's + 1e-6 halves the quotient.
+  for (std::size_t i = 0; i < n; ++i)
+    if ((i % channels) % 3 == 1 && std::isfinite(a[i]))
+      m0[i] = a[i] - 1e-6f * m0[i];
+  for (int bits : {2, 4, 8})
+    for (std::size_t threads : {std::size_t{1}, std::size_t{3}}) {
+      std::vector<float> m_want(m0), s_want(channels);
+      std::vector<std::int8_t> c_want(n);
+      set_simd_level(SimdLevel::SCALAR);
+      quantize_delta_channels(a.data(), m_want.data(), rows, channels, bits, c_want.data(), s_want.data(), threads);
+      for (SimdLevel level : vector_levels()) {
+        std::vector<float> m_got(m0), s_got(channels, 7.0f);
+        std::vector<std::int8_t> c_got(n, 99);
+        set_simd_level(level);
+        quantize_delta_channels(a.data(), m_got.data(), rows, channels, bits, c_got.data(), s_got.data(), threads);
+        INFO(to_string(level) << ", " << bits << " bits, " << threads << " thread(s)");
+        CHECK(c_got == c_want);
+        CHECK(std::memcmp(s_got.data(), s_want.data(), 4 * channels) == 0);
+        CHECK(std::memcmp(m_got.data(), m_want.data(), 4 * n) == 0);
+      }
+    }
 }
 
 TEST_CASE("SimdParity: top-k selects the scalar path's indices (ties and NaN included)", "[numerics]")
