@@ -17,7 +17,8 @@ namespace ccsim::sim {
 /// schedule's, m (f + b) plus the bubble (pp - 1)(f + b) / vpp, and each pair of neighbouring stages exchanges vpp
 /// messages per micro-batch and direction, as interleaving does. Not simulated: the vpp - 1 sends per micro-batch from
 /// the last stage back to the first (from one chunk to the next round of chunks), on a link the chain does not use
-/// otherwise.
+/// otherwise; Megatron-LM's own order with them is within 0.15 % of this on the validation rows' shapes
+/// (tests/sim/MegatronOrder_test.cpp).
 int pipeline_units(const StepContext& c);
 
 /// The bytes one pipeline message of `payload` bytes from rank `src` to `dst` puts on the wire: on a tc-shaped link a
