@@ -339,7 +339,8 @@ void resolve_split(const SimulateRequest& req, const ShapeParams& given, Resolve
     throw io::InputError("--pipeline-p2p", "", fmt::format("{} runs GPipe with its sends beside the compute (AC-SGD's "
                                                            "send and receive streams); the option sets how a "
                                                            "data-parallel algorithm's pipeline sends", req.algorithm));
-  s.pipeline_sends_block = req.pipeline_p2p ? *req.pipeline_p2p == sim::BLOCKING_PIPELINE_P2P : !work.pipeline_p2p_overlapped;
+  s.pipeline_sends_block =
+      req.pipeline_p2p ? *req.pipeline_p2p == sim::BLOCKING_PIPELINE_P2P : !work.pipeline_p2p_overlapped;
   s.gpus_per_node = topo.gpus_per_node;
   s.nodes         = (req.gpus + topo.gpus_per_node - 1) / topo.gpus_per_node;
   s.params        = work.params;

@@ -202,7 +202,7 @@ SimulationReport simulate(const ResolvedRun& run)
   c.overlap    = overlap_description(s.overlap, s.tp_overlap);
   c.tp_overlap = s.tp_overlap;
   if (s.pp > 1 && run.algo->parallelism() != algorithms::Parallelism::PIPELINE)
-    c.pipeline_p2p = sim::pipeline_p2p_modes()[s.pipeline_sends_block ? 0 : 1]; // blocking, overlapped
+    c.pipeline_p2p = s.pipeline_sends_block ? sim::BLOCKING_PIPELINE_P2P : sim::OVERLAPPED_PIPELINE_P2P;
   c.global_batch                = s.global_batch;
   c.batch_rule                  = run.batch_rule;
   c.micro_batch                 = s.micro_batch;

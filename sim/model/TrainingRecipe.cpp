@@ -21,7 +21,7 @@ bool is_known_framework(const std::string& name)
 
 const std::vector<std::string>& pipeline_p2p_modes()
 {
-  static const std::vector<std::string> names{BLOCKING_PIPELINE_P2P, "overlapped"};
+  static const std::vector<std::string> names{BLOCKING_PIPELINE_P2P, OVERLAPPED_PIPELINE_P2P};
   return names;
 }
 

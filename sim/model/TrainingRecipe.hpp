@@ -30,7 +30,8 @@ bool is_known_framework(const std::string& name);
 
 /// How a data-parallel algorithm's pipeline stages send (defaults.pipeline_p2p, --pipeline-p2p): "blocking", each stage
 /// waits for its messages (the default), or "overlapped" (PipelineComm::blocking_sends).
-inline constexpr const char* BLOCKING_PIPELINE_P2P = "blocking";
+inline constexpr const char* BLOCKING_PIPELINE_P2P   = "blocking";
+inline constexpr const char* OVERLAPPED_PIPELINE_P2P = "overlapped";
 const std::vector<std::string>& pipeline_p2p_modes();
 
 std::string to_string(Precision p);
