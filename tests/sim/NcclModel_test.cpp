@@ -90,6 +90,45 @@ TEST_CASE("NcclGraph: the channel counts NCCL prints for the calibration logs' c
   CHECK(sim::nccl_graphs(a100).ring.bw_intra == 20.0);
 }
 
+TEST_CASE("NcclGraph + NcclTuner: on PCIe nodes behind one 40 GbE NIC the tree's intra-node speed doubles, so NCCL "
+          "runs the tree at two nodes and the ring from four",
+          "[sim]")
+{
+  // 1-bit LAMB's Ethernet cluster (docs/validation.md): 4 V100 per node on PCIe Gen3 (12 GB/s as NCCL counts it), one
+  // NIC of 5 GB/s. The ring's search settles at one channel of 5 GB/s; the tree's second pass raises its intra-node
+  // speed while it is below twice the network's and PCIe carries it: 6, 7, 9, 10 (search.cc, "See if we can
+  // increase speedIntra for trees"; 12 would exceed 2 x 5).
+  sim::GraphInputs in{sim::GpuArch::VOLTA, 4, 2, true, 0, 5.0, 1, false, std::nullopt};
+  const auto g = sim::nccl_graphs(in);
+  CHECK(g.ring.channels == 1);
+  CHECK(g.ring.bw_intra == 5.0);
+  CHECK(g.tree.bw_intra == 10.0);
+  CHECK(g.tree.bw_inter == 5.0);
+  // 680 MB (BERT-Large's fp16 gradient; log2(680e6 / 64) = 23.3, past the tree correction's last size). At two
+  // nodes both algorithms are priced at their intra-node speed (tuning.cc:306): tree min(10 x 0.92, 18.5) x 0.5 =
+  // 4.6 GB/s, ring 5 x 8/14 = 2.857 GB/s. Latencies (us): tree 8.4 + 2 (3 PCIe hops x 4.0 + 1 network hop x 14) =
+  // 60.4; ring (8.4 + 12 x 5.7 + 2 x 14) x 1.9 (Volta's multi-node plateau) = 199.12.
+  const std::uint64_t bytes = 680'000'000;
+  const sim::TunerInputs two{Collective::ALL_REDUCE, 8, 2, sim::GpuArch::VOLTA, sim::CpuVendor::INTEL, true};
+  const auto ring2 = sim::nccl_estimate_s(two, g, Algo::RING, Proto::SIMPLE, bytes);
+  const auto tree2 = sim::nccl_estimate_s(two, g, Algo::TREE, Proto::SIMPLE, bytes);
+  REQUIRE((ring2 && tree2));
+  CHECK(*tree2 == Approx((60.4 + 680e6 / (1000 * 4.6)) * 1e-6).epsilon(1e-9));
+  CHECK(*ring2 == Approx((199.12 + 680e6 / (1000 * 5.0 * 8 / 14)) * 1e-6).epsilon(1e-9));
+  CHECK(*ring2 > 1.6 * *tree2);
+  // From four nodes on, both at the network's 5 GB/s: tree min(5 x 0.92, 10) x 0.5 = 2.3, ring 5 x 16/30 = 2.667.
+  // Latencies: tree 8.4 + 2 (3 x 4.0 + 2 x 14) = 88.4; ring (8.4 + 24 x 5.7 + 6 x 14) x 1.9 = 435.48.
+  in.nodes = 4;
+  const auto g4 = sim::nccl_graphs(in);
+  const sim::TunerInputs four{Collective::ALL_REDUCE, 16, 4, sim::GpuArch::VOLTA, sim::CpuVendor::INTEL, true};
+  const auto ring4 = sim::nccl_estimate_s(four, g4, Algo::RING, Proto::SIMPLE, bytes);
+  const auto tree4 = sim::nccl_estimate_s(four, g4, Algo::TREE, Proto::SIMPLE, bytes);
+  REQUIRE((ring4 && tree4));
+  CHECK(*tree4 == Approx((88.4 + 680e6 / (1000 * 2.3)) * 1e-6).epsilon(1e-9));
+  CHECK(*ring4 == Approx((435.48 + 680e6 / (1000 * 5.0 * 16 / 30)) * 1e-6).epsilon(1e-9));
+  CHECK(*tree4 > 1.15 * *ring4);
+}
+
 TEST_CASE("NcclTuner: NCCL's estimate of a 1 GiB ring all-reduce on one A100 node worked from its tables", "[sim]")
 {
   // 12 channels x 20 GB/s = 240 GB/s bus bandwidth, x n / nsteps = 8 / 14 (tuning.cc:376-381) = 137.14 GB/s algbw;
