@@ -76,4 +76,39 @@ inline constexpr double kChunkNvls   = 131072;
 inline constexpr double kP2pLlThreshold = 16384;
 inline constexpr int kP2pChannels       = 2; // channels per peer of a p2p operation (NCCL_NCHANNELS_PER_NET_PEER)
 
+
+// NCCL 2.7.x's tuner (src/graph/tuning.cc at v2.7.8-1), whose model the 2.8 release replaced (per-channel tree
+// ceilings, other latencies and corrections): what PyTorch 1.7 and 1.8 shipped. Same layout as above.
+namespace v2_7 {
+// tuning.cc:56 baseLat [LL, LL128, Simple].
+inline constexpr Row3 kBaseLatencyTree = {4.4, 4.4, 0};
+inline constexpr Row3 kBaseLatencyRing = {3.6, 10.0, 8.4};
+// tuning.cc:63-70 hwLat per hop.
+inline constexpr Row3 kNvlinkTree = {.52, 1.2, 28};
+inline constexpr Row3 kNvlinkRing = {.47, 1.9, 3.4};
+inline constexpr Row3 kPciTree    = {1.0, 1.9, 28};
+inline constexpr Row3 kPciRing    = {1.0, 2.5, 5.7};
+inline constexpr Row3 kNetTree    = {5.0, 8.5, 50};
+inline constexpr Row3 kNetRing    = {2.7, 4.0, 9.6};
+// tuning.cc:74 ll128MaxBwPerCh for all-gather, reduce-scatter and all-reduce.
+inline constexpr double kLl128ChannelBwAllGather     = 18.3;
+inline constexpr double kLl128ChannelBwReduceScatter = 15.2;
+inline constexpr double kLl128ChannelBwAllReduce     = 16.7;
+// tuning.cc:115-118 maxTreeBw, a cap on the whole tree (not per channel): 2 nodes or fewer, more; LL128 on Ampere.
+inline constexpr double kTreeBwUpTo2Nodes       = 110;
+inline constexpr double kTreeBwMoreNodes        = 80;
+inline constexpr double kTreeLl128BwUpTo2Ampere = 130;
+inline constexpr double kTreeLl128BwMoreAmpere  = 105;
+// tuning.cc:112 Ampere's bus bandwidth cap (2.7.8; 2.7.3-2.7.6 scaled it by 0.92 instead).
+inline constexpr double kAmpereBusCap = 235;
+// tuning.cc:247-251 treeCorrectionFactor [proto][log2(bytes / 64)], 64 B .. 128 MiB; applied at tuning.cc:260.
+inline constexpr std::array<std::array<double, 22>, 3> kTreeCorrection = {{
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .5, .6, .6, .7, .7, .8, .9, .9, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9},
+}};
+// tuning.cc:261-262 the ring's plateau: a multi-node Simple all-reduce of at least nRanks / 16 x 64 KiB, latency x 1.9.
+inline constexpr double kRingPlateau = 1.9;
+} // namespace v2_7
+
 } // namespace ccsim::sim::nccl_constants

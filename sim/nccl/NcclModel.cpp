@@ -472,9 +472,14 @@ CollectivePlan choose_collective(const Topology& t, Collective c, const GroupSha
   if (t.nccl.selection == Selection::NCCL && t.nccl.arch &&
       (c == Collective::ALL_REDUCE || c == Collective::ALL_GATHER || c == Collective::REDUCE_SCATTER)) {
     // NCCL's own estimate picks; within 10 % of its minimum the emulated graph cannot tell, so the calibrated model
-    // settles those near-ties.
+    // settles those near-ties. NCCL 2.7's tuner (NcclTunerV27.cpp, the release's own constants) rates every
+    // algorithm beyond two nodes at the network's speed on the same channels, so no graph error reorders them there:
+    // its pick stands. At two nodes or fewer it rates each by its own graph's intra-node speed, which the search
+    // raises for trees where the node's links allow (NcclGraph.cpp), and the band applies.
+    const bool v27    = t.nccl.version && t.nccl.version->at_least(2, 7, 0) && !t.nccl.version->at_least(2, 8, 0);
+    const double band = v27 && g.nodes > 2 ? 0.0 : kNearTie;
     const auto graphs = group_graphs(t, g);
-    const TunerInputs in{c, g.ranks, std::max(1, g.nodes), *t.nccl.arch, t.nccl.cpu, t.intra_pcie};
+    const TunerInputs in{c, g.ranks, std::max(1, g.nodes), *t.nccl.arch, t.nccl.cpu, t.intra_pcie, t.nccl.version};
     std::vector<std::pair<double, const CollectivePlan*>> est;
     for (const auto& p : cands)
       if (const auto e = nccl_estimate_s(in, graphs, p.algo, p.proto, bytes))
@@ -485,7 +490,7 @@ CollectivePlan choose_collective(const Topology& t, Collective c, const GroupSha
         lo = std::min(lo, e);
       std::vector<CollectivePlan> near;
       for (const auto& [e, p] : est)
-        if (e <= lo * (1 + kNearTie))
+        if (e <= lo * (1 + band))
           near.push_back(*p);
       return fastest(near);
     }

@@ -41,6 +41,8 @@ const nccl_constants::Row3& net_latency_row(Algo a)
 std::optional<double> nccl_estimate_s(const TunerInputs& in, const NcclGraphs& graphs, Algo algo, Proto proto,
                                       std::uint64_t bytes)
 {
+  if (in.version && in.version->at_least(2, 7, 0) && !in.version->at_least(2, 8, 0))
+    return nccl_estimate_v27_s(in, graphs, algo, proto, bytes);
   const int n = in.ranks, N = in.nodes;
   const double ppn = static_cast<double>(n) / N;
   const auto arch  = static_cast<std::size_t>(in.arch);

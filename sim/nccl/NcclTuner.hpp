@@ -21,10 +21,18 @@ struct TunerInputs {
   GpuArch arch = GpuArch::HOPPER;
   CpuVendor cpu = CpuVendor::INTEL;
   bool pcie    = false;
+  /// The release whose tuner decides (the topology's nccl.version): 2.7.x has its own model (NcclTunerV27.cpp);
+  /// none or any other release: the current one.
+  std::optional<NcclVersion> version;
 };
 
 /// NCCL's estimate in seconds, or nothing where NCCL would not consider the pair (a bandwidth of 0).
 std::optional<double> nccl_estimate_s(const TunerInputs& in, const NcclGraphs& graphs, Algo algo, Proto proto,
                                       std::uint64_t bytes);
+
+/// The same estimate by NCCL 2.7.x's tuner (src/graph/tuning.cc at v2.7.8-1), which nccl_estimate_s uses for those
+/// releases.
+std::optional<double> nccl_estimate_v27_s(const TunerInputs& in, const NcclGraphs& graphs, Algo algo, Proto proto,
+                                          std::uint64_t bytes);
 
 } // namespace ccsim::sim

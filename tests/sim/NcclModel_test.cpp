@@ -5,9 +5,12 @@
 #include "sim/nccl/NcclGraph.hpp"
 #include "sim/nccl/NcclModel.hpp"
 #include "sim/nccl/NcclTuner.hpp"
+#include "io/Presets.hpp"
+#include "sim/platform/Topology.hpp"
 #include "tests/sim/SimTestSupport.hpp"
 
 #include <cmath>
+#include <filesystem>
 
 using ccsim::sim::Algo;
 using ccsim::sim::Collective;
@@ -36,6 +39,11 @@ sim::Topology nccl_cluster(sim::GpuArch arch, int g, int nodes, double line_gbps
 sim::GroupShape shape(int ranks, int nodes)
 {
   return {ranks, nodes, ranks / nodes, true};
+}
+
+std::string data_file(const std::string& relative)
+{
+  return (std::filesystem::path(ccsim::io::data_dir()) / relative).string();
 }
 
 /// The simulated seconds of `c` on every GPU of `topo` against the model's own time.
@@ -109,7 +117,8 @@ TEST_CASE("NcclGraph + NcclTuner: on PCIe nodes behind one 40 GbE NIC the tree's
   // 4.6 GB/s, ring 5 x 8/14 = 2.857 GB/s. Latencies (us): tree 8.4 + 2 (3 PCIe hops x 4.0 + 1 network hop x 14) =
   // 60.4; ring (8.4 + 12 x 5.7 + 2 x 14) x 1.9 (Volta's multi-node plateau) = 199.12.
   const std::uint64_t bytes = 680'000'000;
-  const sim::TunerInputs two{Collective::ALL_REDUCE, 8, 2, sim::GpuArch::VOLTA, sim::CpuVendor::INTEL, true};
+  const sim::TunerInputs two{Collective::ALL_REDUCE, 8, 2, sim::GpuArch::VOLTA, sim::CpuVendor::INTEL, true,
+                             std::nullopt};
   const auto ring2 = sim::nccl_estimate_s(two, g, Algo::RING, Proto::SIMPLE, bytes);
   const auto tree2 = sim::nccl_estimate_s(two, g, Algo::TREE, Proto::SIMPLE, bytes);
   REQUIRE((ring2 && tree2));
@@ -120,7 +129,8 @@ TEST_CASE("NcclGraph + NcclTuner: on PCIe nodes behind one 40 GbE NIC the tree's
   // Latencies: tree 8.4 + 2 (3 x 4.0 + 2 x 14) = 88.4; ring (8.4 + 24 x 5.7 + 6 x 14) x 1.9 = 435.48.
   in.nodes = 4;
   const auto g4 = sim::nccl_graphs(in);
-  const sim::TunerInputs four{Collective::ALL_REDUCE, 16, 4, sim::GpuArch::VOLTA, sim::CpuVendor::INTEL, true};
+  const sim::TunerInputs four{Collective::ALL_REDUCE, 16, 4, sim::GpuArch::VOLTA, sim::CpuVendor::INTEL, true,
+                             std::nullopt};
   const auto ring4 = sim::nccl_estimate_s(four, g4, Algo::RING, Proto::SIMPLE, bytes);
   const auto tree4 = sim::nccl_estimate_s(four, g4, Algo::TREE, Proto::SIMPLE, bytes);
   REQUIRE((ring4 && tree4));
@@ -129,12 +139,64 @@ TEST_CASE("NcclGraph + NcclTuner: on PCIe nodes behind one 40 GbE NIC the tree's
   CHECK(*tree4 > 1.15 * *ring4);
 }
 
+TEST_CASE("NcclTuner 2.7: the release's own model, worked from tuning.cc at v2.7.8-1 on the same PCIe nodes", "[sim]")
+{
+  // The graph above (ring 1 channel of 5 GB/s; tree's intra-node speed 10). 680 MB, log2(680e6 / 64) = 23: past 2.7's
+  // tree correction (22 sizes). Two nodes, intra-node speeds: tree min(10 x 0.9, 110) x 0.5 = 4.5 GB/s, latency
+  // 0 + 2 (3 PCIe tree hops x 28 + 1 network tree hop x 50) = 268 us; ring 5 x 8/14, latency (8.4 + 12 x 5.7 + 2 x
+  // 9.6) x 1.9 (plateau: at least 8/16 x 64 KiB) = 182.4 us.
+  sim::GraphInputs in{sim::GpuArch::VOLTA, 4, 2, true, 0, 5.0, 1, false, std::nullopt};
+  const auto v278         = sim::parse_nccl_version("2.7.8");
+  const std::uint64_t bytes = 680'000'000;
+  sim::TunerInputs two{Collective::ALL_REDUCE, 8, 2, sim::GpuArch::VOLTA, sim::CpuVendor::INTEL, true, v278};
+  const auto tree2 = sim::nccl_estimate_s(two, sim::nccl_graphs(in), Algo::TREE, Proto::SIMPLE, bytes);
+  const auto ring2 = sim::nccl_estimate_s(two, sim::nccl_graphs(in), Algo::RING, Proto::SIMPLE, bytes);
+  REQUIRE((tree2 && ring2));
+  CHECK(*tree2 == Approx((268 + 680e6 / (1000 * 4.5)) * 1e-6).epsilon(1e-9));
+  CHECK(*ring2 == Approx((182.4 + 680e6 / (1000 * 5.0 * 8 / 14)) * 1e-6).epsilon(1e-9));
+  // Four nodes, network speed: tree min(5 x 0.9, 80) x 0.5 = 2.25 GB/s, latency 2 (3 x 28 + 2 x 50) = 368 us; ring
+  // 5 x 16/30, latency (8.4 + 24 x 5.7 + 6 x 9.6) x 1.9 = 385.32 us.
+  in.nodes = 4;
+  const sim::TunerInputs four{Collective::ALL_REDUCE, 16, 4, sim::GpuArch::VOLTA, sim::CpuVendor::INTEL, true, v278};
+  const auto tree4 = sim::nccl_estimate_s(four, sim::nccl_graphs(in), Algo::TREE, Proto::SIMPLE, bytes);
+  const auto ring4 = sim::nccl_estimate_s(four, sim::nccl_graphs(in), Algo::RING, Proto::SIMPLE, bytes);
+  REQUIRE((tree4 && ring4));
+  CHECK(*tree4 == Approx((368 + 680e6 / (1000 * 2.25)) * 1e-6).epsilon(1e-9));
+  CHECK(*ring4 == Approx((385.32 + 680e6 / (1000 * 5.0 * 16 / 30)) * 1e-6).epsilon(1e-9));
+  // 2.7 has no tree for the all-gather, and the 2.8 release leaves this model: its estimate is the current one.
+  two.collective = Collective::ALL_GATHER;
+  CHECK_FALSE(sim::nccl_estimate_s(two, sim::nccl_graphs(in), Algo::TREE, Proto::SIMPLE, bytes));
+  sim::TunerInputs v28 = four;
+  v28.version          = sim::parse_nccl_version("2.8.3");
+  CHECK(*sim::nccl_estimate_s(v28, sim::nccl_graphs(in), Algo::TREE, Proto::SIMPLE, bytes) ==
+        Approx((8.4 + 2 * (3 * 4.0 + 2 * 14) + 680e6 / (1000 * 2.3)) * 1e-6).epsilon(1e-9));
+  // A small tree all-reduce takes 2.7's correction: 64 KiB is log2(1024) = 10, Simple row 0.6.
+  CHECK(*sim::nccl_estimate_s(four, sim::nccl_graphs(in), Algo::TREE, Proto::SIMPLE, 65536) ==
+        Approx((368 + 65536 / (1000 * 2.25 * 0.6)) * 1e-6).epsilon(1e-9));
+}
+
+TEST_CASE("NcclModel: 1-bit LAMB's Ethernet cluster runs NCCL 2.7.8's pick, the tree at two nodes and the ring beyond",
+          "[sim]")
+{
+  // The preset states NCCL 2.7.8, ring and tree allowed. Beyond two nodes 2.7's estimates put the ring about 9 % ahead
+  // (64 nodes: 277 against 303 ms); no graph error reorders them there, so no near-tie band hands it to ccsim's model.
+  const auto t = sim::load_topology(data_file("topologies/v100x4-eth40g.json"));
+  REQUIRE(t.nccl.version);
+  CHECK(sim::choose_collective(t, Collective::ALL_REDUCE, shape(8, 2), 680'000'000).algo == Algo::TREE);
+  for (const int nodes : {4, 16, 64})
+    CHECK(sim::choose_collective(t, Collective::ALL_REDUCE, shape(4 * nodes, nodes), 680'000'000).algo == Algo::RING);
+  // The InfiniBand cluster's PCIe nodes keep the ring at two nodes: its tree cannot rise above the network's 12 GB/s.
+  const auto ib = sim::load_topology(data_file("topologies/v100x8-ib100.json"));
+  CHECK(sim::choose_collective(ib, Collective::ALL_REDUCE, shape(16, 2), 680'000'000).algo == Algo::RING);
+}
+
 TEST_CASE("NcclTuner: NCCL's estimate of a 1 GiB ring all-reduce on one A100 node worked from its tables", "[sim]")
 {
   // 12 channels x 20 GB/s = 240 GB/s bus bandwidth, x n / nsteps = 8 / 14 (tuning.cc:376-381) = 137.14 GB/s algbw;
   // latency: base 8.4 us + 14 steps x NVLink ring Simple 3.4 us = 56 us (tuning.cc:149-176, :410-412).
   const sim::GraphInputs in{sim::GpuArch::AMPERE, 8, 1, false, 300, 0, 0, false, std::nullopt};
-  const sim::TunerInputs t{Collective::ALL_REDUCE, 8, 1, sim::GpuArch::AMPERE, sim::CpuVendor::INTEL, false};
+  const sim::TunerInputs t{Collective::ALL_REDUCE, 8, 1, sim::GpuArch::AMPERE, sim::CpuVendor::INTEL, false,
+                           std::nullopt};
   const double bytes    = 1073741824.0;
   const double expected = 56e-6 + bytes / (240e9 * 8.0 / 14.0);
   const auto est        = sim::nccl_estimate_s(t, sim::nccl_graphs(in), Algo::RING, Proto::SIMPLE, 1u << 30);
