@@ -76,7 +76,6 @@ inline constexpr double kChunkNvls   = 131072;
 inline constexpr double kP2pLlThreshold = 16384;
 inline constexpr int kP2pChannels       = 2; // channels per peer of a p2p operation (NCCL_NCHANNELS_PER_NET_PEER)
 
-
 // NCCL 2.7.x's tuner (src/graph/tuning.cc at v2.7.8-1), whose model the 2.8 release replaced (per-channel tree
 // ceilings, other latencies and corrections): what PyTorch 1.7 and 1.8 shipped. Same layout as above.
 namespace v2_7 {

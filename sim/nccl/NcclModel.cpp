@@ -476,8 +476,7 @@ CollectivePlan choose_collective(const Topology& t, Collective c, const GroupSha
     // algorithm beyond two nodes at the network's speed on the same channels, so no graph error reorders them there:
     // its pick stands. At two nodes or fewer it rates each by its own graph's intra-node speed, which the search
     // raises for trees where the node's links allow (NcclGraph.cpp), and the band applies.
-    const bool v27    = t.nccl.version && t.nccl.version->at_least(2, 7, 0) && !t.nccl.version->at_least(2, 8, 0);
-    const double band = v27 && g.nodes > 2 ? 0.0 : kNearTie;
+    const double band = runs_v27_tuner(t.nccl.version) && g.nodes > 2 ? 0.0 : kNearTie;
     const auto graphs = group_graphs(t, g);
     const TunerInputs in{c, g.ranks, std::max(1, g.nodes), *t.nccl.arch, t.nccl.cpu, t.intra_pcie, t.nccl.version};
     std::vector<std::pair<double, const CollectivePlan*>> est;

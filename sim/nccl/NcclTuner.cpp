@@ -38,10 +38,15 @@ const nccl_constants::Row3& net_latency_row(Algo a)
 }
 } // namespace
 
+bool runs_v27_tuner(const std::optional<NcclVersion>& version)
+{
+  return version && version->at_least(2, 7, 0) && !version->at_least(2, 8, 0);
+}
+
 std::optional<double> nccl_estimate_s(const TunerInputs& in, const NcclGraphs& graphs, Algo algo, Proto proto,
                                       std::uint64_t bytes)
 {
-  if (in.version && in.version->at_least(2, 7, 0) && !in.version->at_least(2, 8, 0))
+  if (runs_v27_tuner(in.version))
     return nccl_estimate_v27_s(in, graphs, algo, proto, bytes);
   const int n = in.ranks, N = in.nodes;
   const double ppn = static_cast<double>(n) / N;

@@ -30,6 +30,9 @@ struct TunerInputs {
 std::optional<double> nccl_estimate_s(const TunerInputs& in, const NcclGraphs& graphs, Algo algo, Proto proto,
                                       std::uint64_t bytes);
 
+/// Whether `version` is a 2.7 release, whose own tuner (nccl_estimate_v27_s) decides; no version: no.
+bool runs_v27_tuner(const std::optional<NcclVersion>& version);
+
 /// The same estimate by NCCL 2.7.x's tuner (src/graph/tuning.cc at v2.7.8-1), which nccl_estimate_s uses for those
 /// releases.
 std::optional<double> nccl_estimate_v27_s(const TunerInputs& in, const NcclGraphs& graphs, Algo algo, Proto proto,

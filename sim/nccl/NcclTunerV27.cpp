@@ -6,7 +6,6 @@
 #include "sim/nccl/NcclTuner.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 namespace ccsim::sim {
 
