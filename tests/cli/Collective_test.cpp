@@ -165,3 +165,32 @@ TEST_CASE("ccsim collective: NCCL's socket threads each get the per-flow ceiling
   // At 400 Gbit/s NCCL's search finds a channel of 48 GB/s and doubles it (search.cc ncclTopoDupChannels): 8 threads.
   CHECK(at400 < 0.8 * at100);
 }
+
+TEST_CASE("ccsim collective: v100x4-eth40g's all-reduce is its bytes at the NIC's rate from 2 to 64 nodes - NCCL's "
+          "per-step latencies, not LV08's slow start per ring step",
+          "[cli]")
+{
+  // 1-bit LAMB Table 5's Ethernet rows take the same time per unit of ring traffic from 4 to 64 nodes (issue 48,
+  // docs/validation.md). The preset's NIC delivers 2.936 Gbit/s; a 680 MiB all-reduce sends 2 (n - 1) / n S from each
+  // node on NCCL's ring (4 nodes on) and S once per NIC direction on its two-node double binary tree (NCCL 2.7.8's
+  // pick there). NCCL's latencies add tens of microseconds per step: 4 ms over the 510 steps of 256 ranks, where
+  // LV08's 13.01 x the route latency per message added 0.4 s (+10 %).
+  auto seconds = [](int gpus) {
+    const auto r = run_ccsim("collective --topology v100x4-eth40g --format json --quiet -b 680M -e 680M --gpus " +
+                             std::to_string(gpus));
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto row = nlohmann::json::parse(r.out)["rows"][0];
+    return std::pair{row["time_us"].get<double>() * 1e-6, row["algorithm"].get<std::string>()};
+  };
+  const double S = 680.0 * 1048576, nic = 2.936e9 / 8;
+  const auto [two, two_algo]   = seconds(8);
+  const auto [four, four_algo] = seconds(16);
+  const auto [all, all_algo]   = seconds(256);
+  CHECK(two_algo == "tree");
+  CHECK(four_algo == "ring");
+  CHECK(all_algo == "ring");
+  CHECK(two == Approx(S / nic).epsilon(0.002));
+  CHECK(four == Approx(2.0 * 15 / 16 * S / nic).epsilon(0.002));
+  CHECK(all == Approx(2.0 * 255 / 256 * S / nic).epsilon(0.002));
+}
