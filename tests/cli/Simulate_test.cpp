@@ -50,6 +50,20 @@ TEST_CASE("ccsim simulate: more GPUs than the topology has is a one-line error",
                        "--gpus: 256 GPUs requested but topology v100x8-ib100 has 128");
 }
 
+TEST_CASE("ccsim simulate: --network-model tcp on a topology with NCCL's latencies is a one-line error, as in a file",
+          "[cli]")
+{
+  // v100x4-eth40g takes NCCL's per-step latencies (nccl.latency_model "nccl"); LV08 would add its slow start to them.
+  check_one_line_error(run_ccsim("simulate --topology v100x4-eth40g --workload bert-large --algorithm adam --gpus 8 "
+                                 "--network-model tcp"),
+                       "--network-model: tcp on a topology whose nccl.latency_model is \"nccl\"");
+  // a100x8-ib100 times its steps by its links' latency: tcp is a what-if it allows.
+  const auto r = run_ccsim("simulate --topology a100x8-ib100 --workload bert-large --algorithm adam --gpus 16 "
+                           "--network-model tcp --quiet");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+}
+
 TEST_CASE("ccsim simulate: a global batch not divisible by GPUs x micro-batch is a one-line error", "[cli]")
 {
   check_one_line_error(run_ccsim("simulate --topology v100x8-ib100 --workload bert-large --algorithm lamb --gpus 16 "
