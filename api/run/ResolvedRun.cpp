@@ -242,8 +242,7 @@ void apply_overrides(const SimulateRequest& req, ResolvedRun& r)
     if (*req.network_model != "rdma" && *req.network_model != "tcp")
       throw io::InputError("--network-model", "", io::echo(*req.network_model) + " is not one of: rdma, tcp");
     topo.network_model = *req.network_model == "rdma" ? sim::NetworkModel::RDMA : sim::NetworkModel::TCP;
-    // The topology loader refuses this pair in a file (sim/platform/Topology.cpp); the override must too.
-    if (topo.network_model == sim::NetworkModel::TCP && topo.nccl.present && topo.nccl.latency == sim::LatencyModel::NCCL)
+    if (topo.counts_transport_twice()) // refused in a file too (sim/platform/Topology.cpp)
       throw io::InputError("--network-model", "",
                            "tcp on a topology whose nccl.latency_model is \"nccl\": NCCL's latencies already carry the "
                            "transport (TCP too), and LV08's slow start per message would count it twice; keep rdma, "

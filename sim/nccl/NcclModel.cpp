@@ -22,11 +22,6 @@ constexpr double LV08_LATENCY_FACTOR = 13.01; // SimGrid's LV08 latency factor (
 // NCCL estimates within this share of its minimum are near-ties the emulated graph cannot settle.
 constexpr double kNearTie = 0.10;
 
-int log2_floor(double x)
-{
-  return x >= 1 ? static_cast<int>(std::floor(std::log2(x))) : 0;
-}
-
 double protocol_efficiency(Proto p)
 {
   // include/device.h: LL sends a 4-byte flag with every 4 bytes of data; LL128 120 data bytes in every 128.

@@ -12,11 +12,6 @@ namespace ccsim::sim {
 namespace {
 namespace k = nccl_constants;
 
-int log2_floor(double x)
-{
-  return x >= 1 ? static_cast<int>(std::floor(std::log2(x))) : 0;
-}
-
 const nccl_constants::Row3& intra_latency_row(Algo a, bool pcie)
 {
   if (a == Algo::TREE)
@@ -37,6 +32,11 @@ const nccl_constants::Row3& net_latency_row(Algo a)
   return k::kNetRing;
 }
 } // namespace
+
+int log2_floor(double x)
+{
+  return x >= 1 ? static_cast<int>(std::floor(std::log2(x))) : 0;
+}
 
 bool runs_v27_tuner(const std::optional<NcclVersion>& version)
 {

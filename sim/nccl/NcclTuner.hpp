@@ -30,6 +30,9 @@ struct TunerInputs {
 std::optional<double> nccl_estimate_s(const TunerInputs& in, const NcclGraphs& graphs, Algo algo, Proto proto,
                                       std::uint64_t bytes);
 
+/// tuning.cc's log2i: floor(log2(x)), 0 below 1 (so 0 for log2i(0)). Shared by the tuners and the NCCL model.
+int log2_floor(double x);
+
 /// Whether `version` is a 2.7 release, whose own tuner (nccl_estimate_v27_s) decides; no version: no.
 bool runs_v27_tuner(const std::optional<NcclVersion>& version);
 

@@ -12,15 +12,6 @@ namespace ccsim::sim {
 namespace {
 namespace v = nccl_constants::v2_7;
 
-/// tuning.cc's log2i: floor(log2(n)), 0 for 0.
-int log2i(std::uint64_t n)
-{
-  int l = 0;
-  while (n >>= 1)
-    ++l;
-  return l;
-}
-
 double ll128_channel_bw(Collective c)
 {
   if (c == Collective::ALL_GATHER)
@@ -75,9 +66,9 @@ std::optional<double> nccl_estimate_v27_s(const TunerInputs& in, const NcclGraph
   if (algo == Algo::RING)
     lat += (nsteps - inter_step) * intra + inter_step * net_row[p];
   else
-    lat += 2 * ((n / N - 1) * intra + log2i(static_cast<std::uint64_t>(N)) * net_row[p]);
+    lat += 2 * ((n / N - 1) * intra + log2_floor(N) * net_row[p]);
   // :253-263 ncclTopoGetAlgoTime.
-  const int log_size = log2i(bytes >> 6);
+  const int log_size = log2_floor(static_cast<double>(bytes >> 6));
   if (algo == Algo::TREE && log_size < 22)
     bw *= v::kTreeCorrection[p][static_cast<std::size_t>(log_size)];
   if (algo == Algo::RING && proto == Proto::SIMPLE && N > 1 && ar && static_cast<double>(bytes) >= n / 16.0 * 65536)

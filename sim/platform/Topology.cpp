@@ -214,7 +214,7 @@ Topology topology_from_json(const nlohmann::json& doc, const std::string& path)
   }
   t.network_model = root.choice("network_model", {"rdma", "tcp"}) == "rdma" ? NetworkModel::RDMA : NetworkModel::TCP;
   t.tcp_window_bytes = root.number_in_or("tcp_window_bytes", io::range::kTcpWindowBytes, 4194304);
-  if (t.nccl.present && t.nccl.latency == LatencyModel::NCCL && t.network_model == NetworkModel::TCP)
+  if (t.counts_transport_twice())
     root.fail_at("network_model", "\"tcp\" with nccl.latency_model \"nccl\": NCCL's calibrated constants already carry the "
                                   "transport (TCP too), and LV08's own slow start and cross-traffic would count it twice: "
                                   "use \"rdma\", or nccl.latency_model \"links\"");

@@ -137,6 +137,12 @@ struct Topology {
     return !per_flow_bytes_per_s && slowest_port >= fastest * nic_count;
   }
   double intra_node_latency_s() const { return 2 * intra_latency_s; }
+  /// LV08 ("tcp") with NCCL's calibrated latencies, which already carry the transport: refused in a file and as an
+  /// override, since LV08's slow start per message would count it twice.
+  bool counts_transport_twice() const
+  {
+    return network_model == NetworkModel::TCP && nccl.present && nccl.latency == LatencyModel::NCCL;
+  }
 };
 
 /// Loads and validates a topology file; errors are io::InputError "FILE: /json/path: problem".
