@@ -87,7 +87,8 @@ void add_architecture_work(sim::PhasePlan& phase, const sim::StepShape& s, const
     op.ring        = ring;
     phase.ops.insert(phase.ops.begin(), op);
   }
-  if (s.pp > 1 && !phase.pipeline) {
+  const bool own_pipeline = s.pp > 1 && !phase.pipeline;
+  if (own_pipeline) {
     const std::uint64_t boundary = sim::pp_boundary_bytes(arch, s.micro_batch, local_seq) / s.tp;
     phase.pipeline               = sim::PipelineComm{boundary, boundary, {}, s.pipeline_sends_block};
   }
@@ -115,6 +116,21 @@ void add_architecture_work(sim::PhasePlan& phase, const sim::StepShape& s, const
     op.beside_gemms = tp_overlap_pairs(s, stage_layers * steps, 0.5 * static_cast<double>(all_reduce) /
                                                                     static_cast<double>(per_micro_batch * steps));
   phase.ops.insert(phase.ops.begin(), std::move(op));
+  if (own_pipeline && !s.sequence_parallel) {
+    // The other half of the scatter/gather above: without sequence parallelism every tensor-parallel rank holds the
+    // whole boundary tensor, sends 1/tp of it, and the receiving ranks all-gather the pieces over the tensor-parallel
+    // group before the next chunk may use it (Narayanan et al. 2021 §4.1; Megatron-LM 2022 p2p_communication.py,
+    // gather_split_1d_tensor after the receive; DeepSpeed's pipeline engine, PartitionedTensor.full()). With sequence
+    // parallelism the tensor is already split by sequence and nothing is gathered. The busiest stage is an end
+    // stage (embedding or output layer): per micro-batch it receives one tensor for each of its vpp chunks one way
+    // and one fewer the other (the first virtual stage gets no activation, the last no gradient): 2 vpp - 1.
+    const std::uint64_t receives = 2ull * static_cast<std::uint64_t>(std::max(1, s.vpp)) - 1;
+    phase.ops.insert(phase.ops.begin(),
+                     collective("pipeline receives' tensor-parallel all-gather", sim::Collective::ALL_GATHER,
+                                sim::GroupKind::TENSOR_PARALLEL,
+                                receives * sim::pp_boundary_bytes(arch, s.micro_batch, local_seq) * steps,
+                                /*synchronisation=*/false));
+  }
 }
 } // namespace
 

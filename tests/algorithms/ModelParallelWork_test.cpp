@@ -55,11 +55,43 @@ TEST_CASE("ModelParallelWork: Llama-2-70B at tp 4 pp 4 all-reduces 81 activation
   const auto w = preset("llama2-70b");
   sim::PhasePlan phase;
   algorithms::add_model_parallel_work(phase, shape_of(w, 4, 4, 4, 1, 1, 8));
-  const auto op = only_collective(phase, sim::Collective::ALL_REDUCE, sim::GroupKind::TENSOR_PARALLEL);
-  CHECK(op.bytes == 81ull * 2 * 4096 * 8192 * 8);
+  const auto ops = test::comm_ops(phase);
+  REQUIRE(ops.size() == 2);
+  CHECK(ops[1].collective == sim::Collective::ALL_REDUCE);
+  CHECK(ops[1].group == sim::GroupKind::TENSOR_PARALLEL);
+  CHECK(ops[1].bytes == 81ull * 2 * 4096 * 8192 * 8);
   REQUIRE(phase.pipeline);
   CHECK(phase.pipeline->forward_bytes_per_micro_batch == 2ull * 4096 * 8192 / 4);
   CHECK(phase.pipeline->backward_bytes_per_micro_batch == 2ull * 4096 * 8192 / 4);
+  // Each rank sent 1/tp of the boundary, so the receivers all-gather it whole (the scatter/gather of Narayanan et
+  // al. 2021 §4.1): an end stage receives 2 vpp - 1 = 1 tensor per micro-batch, 2 x 4096 x 8192 bytes gathered.
+  CHECK(ops[0].collective == sim::Collective::ALL_GATHER);
+  CHECK(ops[0].group == sim::GroupKind::TENSOR_PARALLEL);
+  CHECK(!ops[0].synchronisation);
+  CHECK(ops[0].bytes == 1ull * 2 * 4096 * 8192 * 8);
+}
+
+TEST_CASE("ModelParallelWork: the receivers gather 2 vpp - 1 boundary tensors per micro-batch, none with sequence "
+          "parallelism",
+          "[algorithms]")
+{
+  // Korthikanti's 530B (105 layers, hidden 20,480) at tp 8 pp 35 with 3 chunks per stage, one sequence of 2,048 per
+  // micro-batch, 280 micro-batches: an end stage receives 3 activations and 2 gradients per micro-batch (its first
+  // or last chunk has no neighbour one way), each 2 x 2048 x 20480 bytes gathered over the tensor-parallel group.
+  auto w = sim::load_workload(std::string(CCSIM_SOURCE_DIR) + "/experiments/large-scale/gpt-530b-full.json");
+  auto s = shape_of(w, 1, 8, 35, 1, 1, 280);
+  s.vpp  = 3;
+  sim::PhasePlan phase;
+  algorithms::add_model_parallel_work(phase, s);
+  const auto ops = test::comm_ops(phase);
+  REQUIRE(ops.size() == 2);
+  CHECK(ops[0].collective == sim::Collective::ALL_GATHER);
+  CHECK(ops[0].bytes == 5ull * 2 * 2048 * 20480 * 280);
+  // With sequence parallelism each rank already holds and sends its own sequence shard: nothing to gather.
+  s.sequence_parallel = true;
+  sim::PhasePlan split;
+  algorithms::add_model_parallel_work(split, s);
+  CHECK(only_collective(split, sim::Collective::ALL_REDUCE, sim::GroupKind::TENSOR_PARALLEL).bytes > 0);
 }
 
 TEST_CASE("ModelParallelWork: Mixtral at ep 8 adds 4 all-to-alls of 2·s·b·k·h per layer and micro-batch",
