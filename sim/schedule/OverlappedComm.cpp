@@ -62,7 +62,11 @@ HiddenExposure charge_hidden_ops(StepContext& c, int phase_index, double forward
       r.allreduce_s += t;
     if (!comm.beside_gemms.empty()) { // timed whole, shared out over its layers' collectives (GemmOverlap.hpp)
       const double scale = c.nominal.forward_s > 0 ? c.compute.forward_s / c.nominal.forward_s : 1;
-      out.beside_gemms_s += beside_gemms_exposed_s(c.compute, scale, comm, t);
+      // What the GEMMs leave exposed lengthens every micro-batch's passes, the pipeline's fill and drain included;
+      // their collectives are on the critical path as run_ops counts them (comm includes the bubble's share).
+      const double bubble = in_layer_bubble_share(c.shape, comm.group);
+      r.comm_s += t * bubble;
+      out.beside_gemms_s += beside_gemms_exposed_s(c.compute, scale, comm, t) * (1 + bubble);
       continue;
     }
     if (comm.overlap_steps > 0) { // beside the next overlap_steps steps' micro-batches: only what outlasts them

@@ -21,6 +21,16 @@ double hop_latency(const StepContext& c, const Flow& f)
 }
 } // namespace
 
+double in_layer_bubble_share(const StepShape& s, GroupKind group)
+{
+  const bool in_layer = group == GroupKind::TENSOR_PARALLEL || group == GroupKind::EXPERT_PARALLEL ||
+                        group == GroupKind::CONTEXT_PARALLEL;
+  if (!in_layer || s.pp < 2)
+    return 0;
+  return static_cast<double>(s.pp - 1) /
+         (static_cast<double>(std::max(1, s.vpp)) * static_cast<double>(std::max(1, s.grad_accumulation)));
+}
+
 double run_collective(StepContext& c, const CommOp& op)
 {
   if (c.platform.out_of_slots)
@@ -92,7 +102,12 @@ double run_ops(StepContext& c, const std::vector<Op>& ops, PhaseReport& r)
         record_op(c, comm->label, "collective", op_start);
         continue;
       }
-      const double t = run_collective(c, *comm);
+      double t = run_collective(c, *comm);
+      // The bubble's share of an in-layer collective: the fill and drain's micro-batches wait for it too.
+      if (const double bubble = t * in_layer_bubble_share(c.shape, comm->group); bubble > 0) {
+        sg4::this_actor::sleep_for(bubble);
+        t += bubble;
+      }
       record_op(c, comm->label, "collective", op_start);
       r.comm_s += t;
       if (comm->synchronisation)

@@ -19,6 +19,13 @@ double measure_collective(StepContext& c, CommOp op, std::uint64_t bytes, Bucket
 /// Adds `count` times `traffic` to the counters (and tells the progress callback).
 void count_traffic(StepContext& c, const BucketTraffic& traffic, std::uint64_t count);
 
+/// The share of an in-layer collective's step time (tensor, expert and context parallelism: each runs inside every
+/// micro-batch's forward and backward of a stage) that a pipeline's bubble adds: it lengthens each micro-batch's
+/// passes, so the fill and drain's (pp - 1) / vpp micro-batches of every stage pay it too (Narayanan et al. 2021
+/// §2.2.1: bubble (p - 1)(t_f + t_b), t_f and t_b the passes with their collectives); the step times it for its m
+/// micro-batches. 0 without a pipeline or for any other group.
+double in_layer_bubble_share(const StepShape& s, GroupKind group);
+
 /// Runs the ops of `ops` after the compute, one after another, all but the collectives hidden under compute
 /// (hidden_under_compute, sim/schedule/OverlappedComm.hpp). Returns the simulated seconds they took together.
 double run_ops(StepContext& c, const std::vector<Op>& ops, PhaseReport& r);

@@ -38,8 +38,10 @@ double run_ring_attention(StepContext& c, const CommOp& op, PhaseReport& r)
   // One layer of one micro-batch, then every layer of the stage and every micro-batch of the step alike.
   const RingExposure layer = ring_attention_exposure(ring.cp, one.seconds, two.seconds, c.compute.attention_forward_s,
                                                      c.compute.attention_backward_s, ring.recompute);
-  const double times       = static_cast<double>(ring.layers * ring.micro_batches);
-  const double exposed     = layer.exposed_s * times;
+  // The pipeline's fill and drain pay what each micro-batch exposes too (in_layer_bubble_share, PhaseOps.hpp).
+  const double times = static_cast<double>(ring.layers * ring.micro_batches) *
+                       (1 + in_layer_bubble_share(c.shape, GroupKind::CONTEXT_PARALLEL));
+  const double exposed = layer.exposed_s * times;
   r.comm_s += layer.comm_s * times;
   r.exposed_comm_s += exposed;
   if (exposed > 0)
