@@ -1,6 +1,8 @@
 // The step engine adds compute, kernels, collectives and the optimizer in order, and runs GPipe for pipelines.
 #include "tests/sim/SimTestSupport.hpp"
 
+#include "sim/step/PhaseOps.hpp"
+
 using namespace ccsim;
 using namespace ccsim::test;
 
@@ -67,4 +69,43 @@ TEST_CASE("StepEngine: pipeline sends slower than compute set the pace", "[sim]"
   // Forward: first send starts after 1 ms, four 0.1 s transfers in a row, stage 1 computes the last one (1 ms);
   // backward mirrors it: 2 x (0.001 + 4 x 0.1 + 0.001).
   CHECK(out[0] == Approx(2 * (0.002 + 0.4)).epsilon(1e-3));
+}
+
+TEST_CASE("StepEngine: a pipeline's bubble pays (pp - 1) / (vpp m) more of an in-layer collective", "[sim]")
+{
+  // 2 stages of tp 2 on one 4-GPU node, m = 4 micro-batches, f = b = 1 ms per stage. A tensor-parallel all-reduce of
+  // the step's m micro-batches runs inside every pass, so the fill and drain's (pp - 1) / vpp micro-batches wait for
+  // it too: the step grows by T (1 + 1 / (vpp m)), T the op alone on the same groups (Narayanan et al. 2021 §2.2.1).
+  // A data-parallel op of the same size is charged once (here dp = 1: its groups are single GPUs, so it takes 0).
+  const auto topo = rdma_cluster(4, 1, 100, 5, /*intra_gbps=*/100); // 64 MiB between two GPUs: about 5 ms
+  sim::Workload w = no_compute();
+  w.compute.push_back({"TEST", 1, 1, 2, 2, 0.001, 0.001, "", "test"});
+  auto s          = pipeline_shape(2, 1, 4);
+  s.tp = 2, s.gpus = 4, s.gpus_per_node = 4;
+  const std::uint64_t bytes = 64ull << 20;
+  auto step = [&](int vpp, bool with_op) {
+    auto shape = s;
+    shape.vpp  = vpp;
+    const auto out = in_child([&] {
+      std::vector<sim::Op> ops;
+      if (with_op)
+        ops.push_back(sim::CommOp{"tp", sim::Collective::ALL_REDUCE, sim::GroupKind::TENSOR_PARALLEL, bytes});
+      sim::PhasePlan phase{"pipe", 1.0, ops, sim::PipelineComm{1, 1, {}}};
+      const auto r = sim::simulate_step(topo, w, sim::StepPlan{{phase}}, shape, sim::Fidelity::EXACT, false);
+      return std::vector<double>{r.phases.at(0).step_time_s};
+    });
+    REQUIRE(out.size() == 1);
+    return out[0];
+  };
+  // The same groups without a pipeline: pp 1, tp 2, dp 2 pairs GPUs {0, 1} and {2, 3} as the two stages do.
+  const double alone = time_collective(topo, dp_shape(4, 4, 2), sim::Collective::ALL_REDUCE, bytes,
+                                       sim::Fidelity::EXACT, sim::Algo::AUTO, sim::GroupKind::TENSOR_PARALLEL);
+  REQUIRE(alone > 0.001);
+  CHECK(step(1, true) - step(1, false) == Approx(alone * (1 + 1.0 / 4)).epsilon(1e-6));
+  CHECK(step(2, true) - step(2, false) == Approx(alone * (1 + 1.0 / 8)).epsilon(1e-6));
+  CHECK(sim::in_layer_bubble_share(s, sim::GroupKind::DATA_PARALLEL) == 0);
+  auto flat = s;
+  flat.pp   = 1;
+  CHECK(sim::in_layer_bubble_share(flat, sim::GroupKind::TENSOR_PARALLEL) == 0);
+  CHECK(sim::in_layer_bubble_share(s, sim::GroupKind::EXPERT_PARALLEL) == Approx(0.25));
 }
