@@ -87,9 +87,10 @@ void add_architecture_work(sim::PhasePlan& phase, const sim::StepShape& s, const
     op.ring        = ring;
     phase.ops.insert(phase.ops.begin(), op);
   }
-  const bool own_pipeline = s.pp > 1 && !phase.pipeline;
+  const bool own_pipeline          = s.pp > 1 && !phase.pipeline;
+  const std::uint64_t whole_boundary = sim::pp_boundary_bytes(arch, s.micro_batch, local_seq);
   if (own_pipeline) {
-    const std::uint64_t boundary = sim::pp_boundary_bytes(arch, s.micro_batch, local_seq) / s.tp;
+    const std::uint64_t boundary = whole_boundary / s.tp;
     phase.pipeline               = sim::PipelineComm{boundary, boundary, {}, s.pipeline_sends_block};
   }
   if (s.ep > 1 && arch.moe()) {
@@ -128,7 +129,7 @@ void add_architecture_work(sim::PhasePlan& phase, const sim::StepShape& s, const
     phase.ops.insert(phase.ops.begin(),
                      collective("pipeline receives' tensor-parallel all-gather", sim::Collective::ALL_GATHER,
                                 sim::GroupKind::TENSOR_PARALLEL,
-                                receives * sim::pp_boundary_bytes(arch, s.micro_batch, local_seq) * steps,
+                                receives * whole_boundary * steps,
                                 /*synchronisation=*/false));
   }
 }
