@@ -6,6 +6,7 @@
 #include "numerics/Hadamard.hpp"
 #include "numerics/OnebitPack.hpp"
 #include "numerics/ParallelFor.hpp"
+#include "numerics/Rounding.hpp"
 #include "numerics/Sparsifiers.hpp"
 
 #include <algorithm>
@@ -21,7 +22,8 @@ const std::vector<std::string>& bench_kernel_names()
 {
   static const std::vector<std::string> names = {"memcpy",          "onebit_compress", "onebit_decompress",
                                                  "quant_int4_g128", "quant_int8_g128", "hadamard32_quant_int4",
-                                                 "randk_gather",    "topk",            "aq_delta_quant"};
+                                                 "randk_gather",    "topk",            "aq_delta_quant",
+                                                 "aq_delta_traffic"};
   return names;
 }
 
@@ -37,6 +39,46 @@ double median(std::vector<double> v)
 {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+/// The two passes of delta_quant_traffic (below), each the compiler's AVX2 clone where the CPU has it: scalar code
+/// here would time the arithmetic, not the bytes.
+CCSIM_VECTOR_CLONES
+void traffic_maxima(const float* a, const float* m, std::size_t r0, std::size_t r1, std::size_t channels, float* mx)
+{
+  for (std::size_t r = r0; r < r1; ++r)
+    for (std::size_t c = 0; c < channels; ++c) {
+      const float v = a[r * channels + c] - m[r * channels + c];
+      mx[c]         = mx[c] < v ? v : mx[c];
+    }
+}
+
+CCSIM_VECTOR_CLONES
+void traffic_rewrite(const float* a, float* m, std::size_t i0, std::size_t i1, std::int8_t* codes)
+{
+  for (std::size_t i = i0; i < i1; ++i) {
+    const float v = a[i] - m[i];
+    m[i]          = v;
+    codes[i]      = static_cast<std::int8_t>(v > 0.0f);
+  }
+}
+
+/// The reads and writes of quantize_delta_channels without its arithmetic (issue 49), in the same order and split
+/// the same way over threads: a and m read once for per-channel maxima (here of a - m, no |.|), then read again
+/// while m (here a - m, which stays bounded) and one byte per value are written. Nothing uses its values: its rate
+/// is the floor the kernel's bytes set on this machine, timed in the same run as memcpy.
+void delta_quant_traffic(const float* a, float* m, std::size_t rows, std::size_t channels, std::int8_t* codes,
+                         float* scales, std::size_t threads)
+{
+  const std::size_t parts = std::max<std::size_t>(1, std::min(threads, rows));
+  std::vector<float> maxima(parts * channels, 0.0f);
+  parallel_for_on(parts, parts, [&](std::size_t t) {
+    traffic_maxima(a, m, rows * t / parts, rows * (t + 1) / parts, channels, maxima.data() + t * channels);
+  });
+  std::copy_n(maxima.begin(), channels, scales);
+  parallel_ranges(threads, rows, 1, [&](std::size_t r0, std::size_t r1) {
+    traffic_rewrite(a, m, r0 * channels, r1 * channels, codes);
+  });
 }
 } // namespace
 
@@ -103,6 +145,10 @@ std::vector<KernelRate> bench_cpu(std::uint64_t bytes, int repeats, std::size_t 
   // AQ-SGD's sender: delta against the per-example buffer, per-channel quantization, buffer update (1024 channels).
   run("aq_delta_quant",
       [&] { quantize_delta_channels(x.data(), m.data(), n / 1024, 1024, 4, aq_codes.data(), aq_scales.data(), t); });
+  // Not a compressor: the same kernel's bytes alone, its floor (docs/performance.md). It overwrites m, so it runs
+  // last.
+  run("aq_delta_traffic",
+      [&] { delta_quant_traffic(x.data(), m.data(), n / 1024, 1024, aq_codes.data(), aq_scales.data(), t); });
   // The memcpy row: every timed copy of the run.
   out.insert(out.begin(), {"memcpy", "cpu", 4ull * n, 4.0 * static_cast<double>(n) / median(all_copies) / 1e9, 1.0});
   return out;

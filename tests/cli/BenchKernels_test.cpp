@@ -17,7 +17,8 @@ namespace {
 // The names sim/ KernelOps use (docs/design/DESIGN.md, issue 3 "Benchmark"): they must appear exactly like this.
 const std::set<std::string> k_required = {"memcpy",          "onebit_compress", "onebit_decompress",
                                           "quant_int4_g128", "quant_int8_g128", "hadamard32_quant_int4",
-                                          "randk_gather",    "topk",            "aq_delta_quant"};
+                                          "randk_gather",    "topk",            "aq_delta_quant",
+                                          "aq_delta_traffic"};
 } // namespace
 
 TEST_CASE("ccsim bench-kernels: cpu json rows name every kernel with positive GB/s", "[cli]")
